@@ -1,0 +1,202 @@
+#include "cli/run_cmd.hpp"
+
+#include <torch/cuda.h>
+#include <torch/torch.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <regex>
+#include <sys/stat.h>
+
+#include <fmt/format.h>
+
+#include "measure/rate_meter.hpp"
+#include "results/result_file.hpp"
+#include "workloads/session.hpp"
+#include "workloads/workload.hpp"
+
+extern char** environ;
+
+namespace milabench {
+
+std::string normalize_number_word(const std::string& word) {
+  static const std::regex numeric("^-?[0-9][0-9_]*(\\.[0-9_]+)?([eE][-+]?[0-9]+)?$");
+  if (word.find('_') == std::string::npos || !std::regex_match(word, numeric)) return word;
+  std::string out;
+  for (char c : word)
+    if (c != '_') out += c;
+  return out;
+}
+
+static double now_s() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+static nlohmann::json recorded_environ() {
+  nlohmann::json env = nlohmann::json::object();
+  for (char** e = environ; *e; ++e) {
+    std::string kv(*e);
+    auto eq = kv.find('=');
+    std::string k = kv.substr(0, eq);
+    if (k.rfind("MILARUN", 0) == 0 || k.rfind("CUDA", 0) == 0 || k.find("NUM_THREADS") != std::string::npos ||
+        k.rfind("SLURM", 0) == 0 || k == "OPENBLAS_CORETYPE")
+      env[k] = kv.substr(eq + 1);
+  }
+  return env;
+}
+
+static nlohmann::json cpu_isolation() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  std::vector<int> cpus;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int i = 0; i < CPU_SETSIZE; ++i)
+      if (CPU_ISSET(i, &set)) cpus.push_back(i);
+  return {{"kind", "affinity"}, {"cpus", cpus}, {"memory_limit_mb", nullptr}};
+}
+
+static bool is_dir(const std::string& p) {
+  struct stat st{};
+  return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int run_experiment(const RunOptions& opts) {
+  double program_start = now_s();
+  const WorkloadInfo* info = find_workload(opts.experiment);
+  if (!info) {
+    std::cerr << fmt::format("milarun run: unknown experiment '{}' — `milarun list` shows the workloads\n",
+                             opts.experiment);
+    return 2;
+  }
+  auto workload = info->make();
+  CLI::App app(fmt::format("{} ({}; counts {})", info->name, info->experiments.front(), info->count_unit),
+               "milarun run " + info->name + " --");
+  MeterOptions mo;
+  mo.max_count = info->default_max_count;
+  bool cuda = false, no_cuda = false;
+  int64_t seed = 0;
+  app.add_option("--max-count", mo.max_count, "stop after this many examples (" + info->count_unit + ")")
+      ->capture_default_str();
+  app.add_option("--sample-duration", mo.sample_duration, "seconds per rate slice")->capture_default_str();
+  app.add_flag("--cuda", cuda, "train on the GPU when one is visible");
+  app.add_flag("--no-cuda", no_cuda, "train on the CPU");
+  app.add_option("--seed", seed, "random seed")->capture_default_str();
+  workload->add_options(app);
+
+  std::vector<std::string> args;
+  for (const auto& a : opts.args) args.push_back(normalize_number_word(a));
+  std::vector<std::string> rev(args.rbegin(), args.rend());
+  try {
+    app.parse(rev);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::cerr << fmt::format("milarun run {}: {} — `milarun run {} -- --help` lists its arguments\n", info->name,
+                             e.what(), info->name);
+    return 2;
+  }
+  if (mo.sample_duration <= 0 || mo.max_count < 0) {
+    std::cerr << "milarun run: --sample-duration must be > 0 and --max-count >= 0\n";
+    return 2;
+  }
+
+  std::string name = opts.experiment_name.empty() ? info->name : opts.experiment_name;
+  std::string dataroot = opts.dataroot;
+  if (dataroot.empty())
+    if (const char* d = std::getenv("MILARUN_DATAROOT")) dataroot = d;
+
+  bool use_cuda = cuda && !no_cuda && torch::cuda::is_available();
+  torch::Device device = use_cuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
+  torch::manual_seed(seed);
+  RateMeter::Sync sync;
+  if (use_cuda) sync = [] { torch::cuda::synchronize(); };
+  RateMeter meter(mo, now_s, sync);
+  Session session(meter, device, dataroot);
+
+  nlohmann::json result;
+  result["schema_version"] = 1;
+  result["name"] = name;
+  result["job_id"] = opts.job_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(opts.job_id);
+  result["call"] = opts.call;
+  result["experiment"] = info->experiments.front();
+  result["workload"] = info->name;
+  result["count_unit"] = info->count_unit;
+  result["dataroot"] = dataroot;
+  result["outdir"] = opts.out;
+  auto inv = machine_inventory();
+  inv["libtorch_version"] = TORCH_VERSION;
+  inv["torch_threads"] = torch::get_num_threads();
+  result["hostname"] = inv["hostname"];
+  result["inventory"] = inv;
+  const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+  const char* part = std::getenv("MILARUN_CPU_PARTITION");
+  result["device"] = cvd ? nlohmann::json(std::string(cvd)) : part ? nlohmann::json(std::string(part)) : nullptr;
+  result["devices"] = cvd ? nlohmann::json(std::string(cvd)) : nullptr;
+  result["gpu"] = use_cuda;
+  result["device_count"] = use_cuda ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
+  result["environ"] = recorded_environ();
+  result["isolation"] = cpu_isolation();
+  result["arguments"] = args;
+  result["gpu_monitor"] = nlohmann::json::object();
+  result["metrics"] = nlohmann::json::object();
+
+  bool ok = true;
+  std::string kind;
+  try {
+    meter.start();
+    workload->run(session);
+    meter.finish();
+    result["error"] = nullptr;
+  } catch (const std::exception& e) {
+    ok = false;
+    result["error"] = e.what();
+    std::string what = e.what();
+    kind = "exception";
+    if (what.find("out of memory") != std::string::npos || dynamic_cast<const std::bad_alloc*>(&e)) kind = "oom";
+    if (session.extra().contains("failure_kind")) kind = session.extra()["failure_kind"];
+    std::cerr << fmt::format("milarun run {}: failed: {}\n", info->name, what);
+  }
+  result.update(session.extra(), true);
+  if (session.extra().contains("metrics")) result["metrics"] = session.extra()["metrics"];
+  result["success"] = ok;
+  result["timings"] = {{"train", meter.to_json()}, {"program", {{"time", now_s() - program_start}}}};
+  result["memory"] = {{"rss_peak_mb", peak_rss_mb()}};
+  if (!opts.extra_json.empty()) {
+    try {
+      result.update(nlohmann::json::parse(opts.extra_json), true);
+    } catch (const std::exception& e) {
+      std::cerr << "milarun run: --extra is not valid JSON: " << e.what() << "\n";
+    }
+  }
+  result.erase("failure_kind");
+  if (!ok) result["failure_kind"] = kind;
+
+  std::string path = opts.out;
+  if (path.empty()) {
+    std::cout << result.dump(2) << std::endl;
+    return ok ? 0 : 1;
+  }
+  if (is_dir(path) || path.back() == '/') {
+    ::mkdir(path.c_str(), 0755);
+    path = path + (path.back() == '/' ? "" : "/") +
+           result_file_name(name, opts.job_id.empty() ? "0" : opts.job_id, !ok);
+  }
+  try {
+    write_json_atomic(path, result);
+  } catch (const std::exception& e) {
+    std::cerr << "milarun run: " << e.what() << " — choose a writable -o\n";
+    std::cout << result.dump(2) << std::endl;  // nothing is lost
+    return 2;
+  }
+  std::cerr << fmt::format("milarun run {}: {} — {} {} in {:.1f} s, last rate {:.1f}/s -> {}\n", info->name,
+                           ok ? "ok" : "FAILED", meter.count(), info->count_unit,
+                           result["timings"]["train"]["wall_time"].get<double>(), meter.last_rate(), path);
+  return ok ? 0 : 1;
+}
+
+}  // namespace milabench

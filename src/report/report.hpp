@@ -1,0 +1,40 @@
+// `milarun report` and `milarun summary`: the entry points the CLI calls.
+#pragma once
+#include <ostream>
+#include <string>
+
+#include "report/report_data.hpp"
+
+namespace milabench {
+
+struct ReportOptions {
+  std::string input;         // results directory, or a summary JSON file (baseline schema)
+  std::string weights;       // JSON {test: {"weight": w}}; empty: every test weight 1
+  std::string compare;       // another summary JSON to compare against; empty: none
+  std::string html;          // path of a self-contained HTML page to write; empty: none
+  double price = 0;          // dollars (> 0), prints price/score; 0: not given
+  bool compare_gpus = false; // per-device perf relative to the best device
+  std::string title;
+};
+
+// Prints the report to out, warnings/errors to err (one clear line each:
+// naming the file and what to do). Returns the process exit code: 0 ok,
+// 2 bad input (missing/unreadable/malformed input, weights or compare file,
+// negative price), 1 when the HTML file cannot be written.
+int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err);
+
+// Writes the summary JSON of OUTDIR to out_file (atomically: temp file +
+// rename) or to `out` when out_file is empty. Skipped result files are
+// reported on err. Returns 0, 2 on bad input (not a directory), 1 when
+// out_file cannot be written.
+int run_summary(const std::string& outdir, const std::string& out_file, std::ostream& out,
+                std::ostream& err);
+
+// Fixed-width text rendering of a report.
+void print_report(const ReportData& d, std::ostream& out);
+
+// Writes `text` to `path` via a temp file in the same folder + rename.
+// Throws std::runtime_error naming the path on failure.
+void write_file_atomic(const std::string& path, const std::string& text);
+
+}  // namespace milabench

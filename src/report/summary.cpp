@@ -1,0 +1,236 @@
+#include "report/summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+namespace milabench {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+std::string fmt_warning(const fs::path& p, const std::string& what) {
+  return "warning: skipping " + p.string() + ": " + what + " (fix or remove the file)";
+}
+
+// Number from a JSON value; NaN for null, "NaN" strings and non-numbers.
+double as_number(const json& v) {
+  if (v.is_number()) return v.get<double>();
+  return kNaN;
+}
+
+std::vector<double> as_rates(const json& v) {
+  std::vector<double> out;
+  if (!v.is_array()) return out;
+  for (const auto& x : v) out.push_back(as_number(x));
+  return out;
+}
+
+bool metric_is_bad(const json& v) {
+  if (v.is_null()) return true;
+  if (v.is_number()) return !std::isfinite(v.get<double>());
+  if (v.is_string()) {
+    std::string s = v.get<std::string>();
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s == "nan" || s == "inf" || s == "-inf" || s == "infinity" || s == "-infinity";
+  }
+  return false;
+}
+
+std::string as_id(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  if (v.is_number()) return json(v).dump();
+  return "";
+}
+
+// gpu-progression tests are named <suite>.<test>.<K> with K the GPU count.
+bool is_gpu_progression(const std::string& name) {
+  auto first = name.find('.');
+  auto last = name.rfind('.');
+  if (first == std::string::npos || first == last || last + 1 >= name.size()) return false;
+  return std::all_of(name.begin() + last + 1, name.end(), [](unsigned char c) { return std::isdigit(c); });
+}
+
+// One counted result file, loaded. Returns false (with a warning) when the
+// file is not a usable result; sets `counted` false for subjob/no-job-id.
+struct Loaded {
+  json doc;
+  std::string name;
+  bool counted = false;
+};
+
+bool load_result(const fs::path& p, Loaded& out, std::vector<std::string>& warnings) {
+  try {
+    out.doc = read_json_file(p.string());
+  } catch (const std::exception& e) {
+    warnings.push_back(fmt_warning(p, e.what()));
+    return false;
+  }
+  if (!out.doc.is_object() || !out.doc.contains("name") || !out.doc["name"].is_string()) {
+    warnings.push_back(fmt_warning(p, "not a result file (no \"name\" string)"));
+    return false;
+  }
+  out.name = out.doc["name"].get<std::string>();
+  const json& jid = out.doc.value("job_id", json());
+  bool subjob = out.doc.value("subjob", json(false)) == json(true);
+  out.counted = !as_id(jid).empty() && !subjob;
+  return true;
+}
+
+std::vector<fs::path> json_files(const std::string& outdir) {
+  std::error_code ec;
+  if (!fs::is_directory(outdir, ec))
+    throw std::runtime_error(outdir + ": not a directory (pass the output directory of milarun run)");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(outdir, ec)) {
+    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+double perf_of_rates(const std::vector<double>& rates) {
+  const long n = static_cast<long>(rates.size());
+  const long begin = std::max(0L, n - 20);
+  const long end = std::max(0L, n - 2);
+  if (end <= begin) return kNaN;
+  double sum = 0;
+  for (long i = begin; i < end; ++i) sum += rates[i];
+  return sum / static_cast<double>(end - begin);
+}
+
+json compute_stats(const std::vector<double>& values) {
+  if (values.empty()) return json();
+  double sum = 0, mn = values[0], mx = values[0];
+  for (double v : values) {
+    sum += v;
+    mn = std::min(mn, v);
+    mx = std::max(mx, v);
+  }
+  const double mean = sum / values.size();
+  double ss = 0;
+  for (double v : values) ss += (v - mean) * (v - mean);
+  return {{"n", values.size()}, {"min", mn}, {"max", mx}, {"mean", mean},
+          {"std", std::sqrt(ss / values.size())}};
+}
+
+json parse_json_lenient(const std::string& text) {
+  std::string s;
+  s.reserve(text.size());
+  bool in_str = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_str) {
+      s += c;
+      if (c == '\\' && i + 1 < text.size()) s += text[++i];
+      else if (c == '"') in_str = false;
+      continue;
+    }
+    if (c == '"') { in_str = true; s += c; continue; }
+    if (text.compare(i, 3, "NaN") == 0) { s += "null"; i += 2; continue; }
+    if (text.compare(i, 8, "Infinity") == 0) { s += "null"; i += 7; continue; }
+    if (text.compare(i, 9, "-Infinity") == 0) { s += "null"; i += 8; continue; }
+    s += c;
+  }
+  return json::parse(s);
+}
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path + ": cannot open");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return parse_json_lenient(ss.str());
+  } catch (const json::exception& e) {
+    throw std::runtime_error(path + ": invalid JSON (" + e.what() + ")");
+  }
+}
+
+json summarize_directory(const std::string& outdir, std::vector<std::string>& warnings) {
+  struct Acc {
+    long n = 0, failures = 0;
+    std::vector<double> total, train;
+    std::map<std::string, std::vector<double>> pergpu;
+    double peak = kNaN;
+  };
+  std::map<std::string, Acc> acc;
+  for (const auto& p : json_files(outdir)) {
+    Loaded r;
+    if (!load_result(p, r, warnings) || !r.counted) continue;
+    const json& d = r.doc;
+    Acc& a = acc[r.name];
+    a.n++;
+    bool ok = d.value("success", json(false)) == json(true);
+    if (d.contains("metrics") && d["metrics"].is_object())
+      for (const auto& m : d["metrics"]) ok = ok && !metric_is_bad(m);
+    std::vector<double> perfs;
+    const json timings = d.value("timings", json::object());
+    if (timings.is_object()) {
+      if (timings.contains("program") && timings["program"].is_object()) {
+        double t = as_number(timings["program"].value("time", json()));
+        if (std::isfinite(t)) a.total.push_back(t);
+      }
+      for (const auto& [k, v] : timings.items()) {
+        if (k.rfind("train", 0) != 0 || !v.is_object()) continue;
+        double perf = perf_of_rates(as_rates(v.value("rates", json())));
+        if (!std::isfinite(perf)) ok = false;
+        perfs.push_back(perf);
+      }
+    }
+    if (perfs.empty()) ok = false;
+    if (!ok) {
+      a.failures++;
+    } else {
+      a.train.insert(a.train.end(), perfs.begin(), perfs.end());
+      std::string dev = as_id(d.value("device", json()));
+      if (!dev.empty() && !is_gpu_progression(r.name))
+        a.pergpu[dev].insert(a.pergpu[dev].end(), perfs.begin(), perfs.end());
+    }
+    // Peak memory in MB: GPU memory when monitored, else host RSS.
+    double peak = kNaN;
+    if (d.contains("gpu_monitor") && d["gpu_monitor"].is_object())
+      for (const auto& g : d["gpu_monitor"]) {
+        if (!g.is_object() || !g.contains("memory") || !g["memory"].is_object()) continue;
+        double m = as_number(g["memory"].value("max", json()));
+        if (std::isfinite(m)) peak = std::isfinite(peak) ? std::max(peak, m) : m;
+      }
+    if (!std::isfinite(peak) && d.contains("memory") && d["memory"].is_object())
+      peak = as_number(d["memory"].value("rss_peak_mb", json()));
+    if (std::isfinite(peak)) a.peak = std::isfinite(a.peak) ? std::max(a.peak, peak) : peak;
+  }
+  json out = json::object();
+  for (const auto& [name, a] : acc) {
+    json pg = json::object();
+    for (const auto& [dev, v] : a.pergpu) pg[dev] = compute_stats(v);
+    out[name] = {{"n", a.n}, {"failures", a.failures}, {"total", compute_stats(a.total)},
+                 {"train", compute_stats(a.train)}, {"pergpu", pg},
+                 {"peak_memory", std::isfinite(a.peak) ? json(a.peak) : json()}};
+  }
+  return out;
+}
+
+std::map<std::string, std::vector<RateSeries>> collect_rate_series(const std::string& outdir,
+                                                                   std::vector<std::string>& warnings) {
+  std::map<std::string, std::vector<RateSeries>> out;
+  for (const auto& p : json_files(outdir)) {
+    Loaded r;
+    if (!load_result(p, r, warnings) || !r.counted) continue;
+    const json timings = r.doc.value("timings", json::object());
+    if (!timings.is_object() || !timings.contains("train") || !timings["train"].is_object()) continue;
+    out[r.name].push_back({p.filename().string(), as_rates(timings["train"].value("rates", json()))});
+  }
+  return out;
+}
+
+}  // namespace milabench

@@ -1,0 +1,49 @@
+// Summary of a results directory in the schema of the original milabench's
+// baselines (baselines/*/*.json): per test {n, failures, total, train,
+// pergpu, peak_memory}, each stats block {n, min, max, mean, std}.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace milabench {
+
+// Throughput of one timings entry in examples/s: mean(rates[-20:-2]) with
+// Python slice semantics (the last 20 slices without the last 2, so warm-up
+// and the partial final slice are dropped). NaN when the slice is empty
+// (fewer than 3 rates).
+double perf_of_rates(const std::vector<double>& rates);
+
+// {n, min, max, mean, std} of `values`; std is the population std (ddof=0),
+// numpy's default, which reproduces the baselines' train.std from their
+// pergpu blocks. Returns null when `values` is empty.
+nlohmann::json compute_stats(const std::vector<double>& values);
+
+// Parses JSON text, accepting Python's bare NaN/Infinity/-Infinity tokens
+// (read as null). Throws nlohmann::json::parse_error on malformed text.
+nlohmann::json parse_json_lenient(const std::string& text);
+
+// Reads and parses a JSON file (lenient). Throws std::runtime_error naming
+// the path when it cannot be opened or parsed.
+nlohmann::json read_json_file(const std::string& path);
+
+// Summary JSON of every `*.json` result file directly in `outdir`, keyed by
+// test name. Files without job_id, or with subjob true, are not counted;
+// unreadable or invalid files are skipped with one line each appended to
+// `warnings`. Throws std::runtime_error when `outdir` is not a directory.
+nlohmann::json summarize_directory(const std::string& outdir, std::vector<std::string>& warnings);
+
+// One rate curve of one counted result file, for charts.
+struct RateSeries {
+  std::string label;          // file name (untrusted text)
+  std::vector<double> rates;  // examples/s per 0.5 s slice
+};
+
+// Rate curves (timings.train only) of the counted results in `outdir`, keyed
+// by test name. Same skipping rules as summarize_directory.
+std::map<std::string, std::vector<RateSeries>> collect_rate_series(const std::string& outdir,
+                                                                   std::vector<std::string>& warnings);
+
+}  // namespace milabench

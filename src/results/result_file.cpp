@@ -1,0 +1,98 @@
+#include "results/result_file.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+namespace milabench {
+
+std::string result_file_name(const std::string& name, const std::string& job_id, bool failed) {
+  timeval tv{};
+  gettimeofday(&tv, nullptr);
+  std::tm tm{};
+  localtime_r(&tv.tv_sec, &tm);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+  return fmt::format("{}.J{}{}.{}-{:06d}.json", name, job_id, failed ? ".FAIL" : "", stamp,
+                     static_cast<long>(tv.tv_usec));
+}
+
+void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
+  size_t off = 0;
+  while (off < text.size()) {
+    ssize_t w = ::write(fd, text.data() + off, text.size() - off);
+    if (w < 0) {
+      int e = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(e)));
+    }
+    off += static_cast<size_t>(w);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(e)));
+  }
+}
+
+static std::string proc_field(const std::string& file, const std::string& key) {
+  std::ifstream in(file);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(key, 0) == 0) {
+      auto colon = line.find(':');
+      if (colon == std::string::npos) continue;
+      auto v = line.substr(colon + 1);
+      v.erase(0, v.find_first_not_of(" \t"));
+      return v;
+    }
+  }
+  return "";
+}
+
+double peak_rss_mb() {
+  std::string v = proc_field("/proc/self/status", "VmHWM");
+  return v.empty() ? 0.0 : std::stod(v) / 1024.0;  // kB -> MiB
+}
+
+nlohmann::json machine_inventory() {
+  nlohmann::json inv;
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  inv["hostname"] = host;
+  inv["cpu_model"] = proc_field("/proc/cpuinfo", "model name");
+  inv["cpu_count"] = std::thread::hardware_concurrency();
+  std::string mem = proc_field("/proc/meminfo", "MemTotal");
+  inv["ram_mb"] = mem.empty() ? 0.0 : std::stod(mem) / 1024.0;
+  utsname u{};
+  if (uname(&u) == 0) inv["kernel"] = std::string(u.sysname) + " " + u.release;
+  nlohmann::json gpus = nlohmann::json::array();
+  if (DIR* d = opendir("/proc/driver/nvidia/gpus")) {
+    while (dirent* e = readdir(d)) {
+      if (e->d_name[0] == '.') continue;
+      gpus.push_back(proc_field(std::string("/proc/driver/nvidia/gpus/") + e->d_name + "/information", "Model"));
+    }
+    closedir(d);
+  }
+  inv["gpus"] = gpus;
+  return inv;
+}
+
+}  // namespace milabench

@@ -1,0 +1,24 @@
+// The only code that names and writes result files (schema: docs/result-format.md).
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace milabench {
+
+// "<name>.J<job_id>[.FAIL].<YYYYmmdd-HHMMSS-ffffff>.json" (local time, microseconds).
+std::string result_file_name(const std::string& name, const std::string& job_id, bool failed);
+
+// Writes `doc` to `path` atomically (temp file in the same folder + fsync +
+// rename): a killed writer never leaves half a file. Throws std::runtime_error
+// naming the path when it cannot write.
+void write_json_atomic(const std::string& path, const nlohmann::json& doc);
+
+// Machine inventory for the result: hostname, CPU model, cores, RAM (MiB),
+// GPU names (from /proc/driver/nvidia, no CUDA init), kernel.
+nlohmann::json machine_inventory();
+
+// Peak resident set of this process in MiB (VmHWM).
+double peak_rss_mb();
+
+}  // namespace milabench

@@ -1,0 +1,44 @@
+#include "workloads/session.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "measure/rate_meter.hpp"
+
+namespace milabench {
+
+Session::Session(RateMeter& meter, torch::Device device, std::string dataroot)
+    : meter_(meter), device_(device), dataroot_(std::move(dataroot)) {}
+
+bool Session::step(int64_t n, const torch::Tensor& loss) {
+  bool closed = meter_.step(n);
+  if (closed && loss.defined()) {
+    double value = loss.detach().to(torch::kCPU, torch::kDouble).item<double>();
+    if (!std::isfinite(value)) {
+      extra_["failure_kind"] = "nonfinite_loss";
+      throw std::runtime_error("non-finite loss (" + std::to_string(value) + ") after " +
+                               std::to_string(meter_.count()) + " examples");
+    }
+    extra_["metrics"]["loss"] = value;
+  }
+  return !meter_.done();
+}
+
+void Session::set_model(const torch::nn::Module& model) {
+  int64_t total = 0;
+  for (const auto& p : model.parameters()) total += p.numel();
+  set_model_parameters(total);
+}
+
+void Session::set_model_parameters(int64_t count) {
+  model_parameters_ = count;
+  extra_["model"]["parameters"] = count;
+}
+
+void Session::set_dataset(const nlohmann::json& provenance) { extra_["dataset"] = provenance; }
+
+void Session::set_metric(const std::string& key, const nlohmann::json& value) {
+  extra_["metrics"][key] = value;
+}
+
+}  // namespace milabench

@@ -1,0 +1,43 @@
+#include "results/result_file.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <regex>
+
+using namespace milabench;
+
+TEST(ResultFile, NameFollowsOriginalPattern) {
+  std::regex ok(R"(standard\.vae\.J0\.1\.\d{8}-\d{6}-\d{6}\.json)");
+  EXPECT_TRUE(std::regex_match(result_file_name("standard.vae", "0.1", false), ok));
+  std::regex fail(R"(standard\.vae\.J2\.0\.FAIL\.\d{8}-\d{6}-\d{6}\.json)");
+  EXPECT_TRUE(std::regex_match(result_file_name("standard.vae", "2.0", true), fail));
+}
+
+TEST(ResultFile, AtomicWriteLeavesOnlyTheFinalFile) {
+  char dir[] = "/tmp/mbresXXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string path = std::string(dir) + "/r.json";
+  write_json_atomic(path, {{"success", true}});
+  std::ifstream in(path);
+  auto j = nlohmann::json::parse(in);
+  EXPECT_TRUE(j["success"].get<bool>());
+  EXPECT_NE(access((path + ".tmp." + std::to_string(getpid())).c_str(), F_OK), 0);
+}
+
+TEST(ResultFile, UnwritableFolderThrowsNamingThePath) {
+  try {
+    write_json_atomic("/nonexistent-dir/x.json", {{"a", 1}});
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x.json"), std::string::npos);
+  }
+}
+
+TEST(ResultFile, InventoryHasCpuAndMemory) {
+  auto inv = machine_inventory();
+  EXPECT_GT(inv["cpu_count"].get<int>(), 0);
+  EXPECT_GT(inv["ram_mb"].get<double>(), 0);
+  EXPECT_GT(peak_rss_mb(), 0);
+}

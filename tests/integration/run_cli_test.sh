@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# milarun run / rerun / bad input through the real binary.
+set -euo pipefail
+MILARUN=$1; SRC=$2
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# The seed's example, as written; no -o prints JSON on stdout.
+"$MILARUN" run milabench.models.polynome:main -d "$work" -- --poly-degree 6 --batch-size 1024 --max-count 1_000_000 \
+  > "$work/out.json" || fail "seed example"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success'] and r['timings']['train']['count']>=1000000 and r['model']['parameters']==7, r" "$work/out.json"
+
+"$MILARUN" run polynome -o "$work/res/" --experiment-name t.toy --job-id 0.0 -- --max-count 5000
+f=$(ls "$work"/res/t.toy.J0.0.2*.json) || fail "no result file in dir"
+"$MILARUN" rerun "$f" -o "$work/re.json" -- --batch-size 32 2> "$work/rerun.log"
+grep -q -- "--batch-size 32" "$work/rerun.log" || fail "rerun did not print the command"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); a=r['arguments']; assert a.count('--batch-size')==1 and a[a.index('--batch-size')+1]=='32', a" "$work/re.json"
+
+"$MILARUN" run polynome -- --help | grep -q -- "--poly-degree" || fail "workload --help"
+
+set +e
+"$MILARUN" run no_such_thing -- 2> "$work/e1"; r1=$?
+"$MILARUN" run polynome -- --no-such-flag 2> "$work/e2"; r2=$?
+"$MILARUN" run polynome -o "$work/bad/" -- --poly-degree 0 --max-count 100 2> "$work/e3"; r3=$?
+"$MILARUN" run polynome -o /nonexistent-dir/r.json -- --max-count 100 > "$work/o4" 2> "$work/e4"; r4=$?
+set -e
+[ $r1 = 2 ] && grep -q "unknown experiment" "$work/e1" || fail "unknown experiment: rc $r1"
+[ $r2 = 2 ] && grep -q "no-such-flag" "$work/e2" || fail "unknown argument: rc $r2"
+[ $r3 = 1 ] || fail "a throwing workload should fail the run: rc $r3"
+f=$(ls "$work"/bad/polynome.J0.FAIL.*.json) || fail "no FAIL file for a throwing workload"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success'] is False and 'poly-degree' in r['error'], r" "$f"
+[ $r4 = 2 ] && grep -q "/nonexistent-dir/r.json" "$work/e4" || fail "unwritable -o: rc $r4"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success']" "$work/o4" || fail "result lost on unwritable -o"
+echo "run_cli_test: 1 passed, 0 failed"

@@ -1,4 +1,5 @@
-// toy_reg: PyTorch's polynomial regression example. Counts samples.
+// toy_reg: PyTorch's polynomial regression example (fit a random degree-d
+// polynomial with Linear(d, 1)); data drawn on the device. Counts samples.
 #include <torch/torch.h>
 
 #include "workloads/session.hpp"

@@ -1,13 +1,20 @@
-// The one table of workloads in this build.
+// The one table of workloads in this build. Defaults for --max-count follow
+// profiles/standard.json.
 #include "workloads/workload.hpp"
 
 namespace milabench {
 
 std::unique_ptr<Workload> make_polynome();
+std::unique_ptr<Workload> make_sine_wave();
+std::unique_ptr<Workload> make_vae();
+std::unique_ptr<Workload> make_cart_pole();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
       {"polynome", {"milarun.models.polynome:main"}, "samples", 20000000, make_polynome},
+      {"sine_wave", {"milarun.models.sine_wave:main"}, "samples", 8000, make_sine_wave},
+      {"vae", {"milarun.models.vae:main"}, "samples", 500000, make_vae},
+      {"cart_pole", {"milarun.models.cart_pole:main"}, "steps", 100000, make_cart_pole},
   };
   return table;
 }

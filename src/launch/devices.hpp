@@ -1,0 +1,31 @@
+// Counting accelerators (without initialising CUDA) and splitting CPUs.
+#pragma once
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace milabench {
+
+// Device ids visible to this process, as strings to put in
+// CUDA_VISIBLE_DEVICES. `cuda_visible` is the value of CUDA_VISIBLE_DEVICES
+// (nullopt = unset): when set, its comma list is used as-is ("" = none);
+// otherwise one id "0".."n-1" per entry of `proc_dir` (missing dir = none).
+std::vector<std::string> visible_gpu_ids(const std::optional<std::string>& cuda_visible,
+                                         const std::string& proc_dir = "/proc/driver/nvidia/gpus");
+
+// Same, reading this process's environment.
+std::vector<std::string> detect_gpu_ids();
+
+// CPUs this process may run on (sched_getaffinity), ascending.
+std::vector<int> allowed_cpus();
+
+// `n` mutually exclusive contiguous sets of equal size from `cpus` (the
+// remainder when not divisible is left unused). Throws std::runtime_error
+// when n < 1 or n > cpus.size().
+std::vector<std::vector<int>> partition_cpus(const std::vector<int>& cpus, int n);
+
+// "0-3,8" style list, like /proc/self/status Cpus_allowed_list.
+std::string cpu_list_string(const std::vector<int>& cpus);
+
+}  // namespace milabench

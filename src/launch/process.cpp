@@ -1,0 +1,192 @@
+#include "launch/process.hpp"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+extern char** environ;
+
+namespace milabench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Everything a child needs, prepared before fork so the child only calls
+// async-signal-safe functions.
+struct Prepared {
+  std::vector<std::string> argv_s, env_s;
+  std::vector<char*> argv, envp;
+  std::string log;
+};
+
+Prepared prepare(const ProcessSpec& s, const std::string& log) {
+  Prepared p;
+  p.argv_s = s.argv;
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    std::string kv = *e;
+    auto eq = kv.find('=');
+    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  for (const auto& [k, v] : s.env) env[k] = v;
+  if (!s.cpus.empty()) {
+    for (const char* k : {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"})
+      if (!s.env.count(k)) env[k] = std::to_string(s.cpus.size());
+  }
+  for (const auto& [k, v] : env) p.env_s.push_back(k + "=" + v);
+  for (auto& a : p.argv_s) p.argv.push_back(a.data());
+  p.argv.push_back(nullptr);
+  for (auto& e : p.env_s) p.envp.push_back(e.data());
+  p.envp.push_back(nullptr);
+  p.log = log;
+  return p;
+}
+
+[[noreturn]] void child(Prepared& p, const std::vector<int>& cpus) {
+  setpgid(0, 0);
+  int fd = ::open(p.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd >= 0) {
+    dup2(fd, 1);
+    dup2(fd, 2);
+    if (fd > 2) close(fd);
+  }
+  int devnull = ::open("/dev/null", O_RDONLY);
+  if (devnull >= 0) { dup2(devnull, 0); if (devnull > 0) close(devnull); }
+  if (!cpus.empty()) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    for (int c : cpus) CPU_SET(c, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0) {
+      const char msg[] = "milarun: sched_setaffinity failed\n";
+      (void)!write(2, msg, sizeof msg - 1);
+    }
+  }
+  environ = p.envp.data();
+  if (!p.argv.empty() && p.argv[0]) execvp(p.argv[0], p.argv.data());
+  const char msg[] = "milarun: exec failed: ";
+  (void)!write(2, msg, sizeof msg - 1);
+  if (p.argv[0]) (void)!write(2, p.argv[0], std::strlen(p.argv[0]));
+  (void)!write(2, "\n", 1);
+  _exit(127);
+}
+
+}  // namespace
+
+std::string log_path_for(const std::string& log_dir, const ProcessSpec& s) {
+  return log_dir + "/" + s.name + ".J" + s.job_id + ".log";
+}
+
+bool make_dirs(const std::string& path) {
+  if (path.empty()) return false;
+  std::string cur;
+  for (std::size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (!cur.empty() && ::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
+    }
+    if (i < path.size()) cur += path[i];
+  }
+  struct stat st{};
+  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const std::string& log_dir,
+                                    double kill_grace_s) {
+  make_dirs(log_dir);
+  std::vector<ProcessResult> res(specs.size());
+  std::vector<pid_t> pids(specs.size(), -1);
+  std::vector<Clock::time_point> start(specs.size());
+  std::vector<double> term_at(specs.size(), -1.0);  // seconds since start when SIGTERM was sent
+  std::vector<bool> killed(specs.size(), false);
+  std::size_t running = 0;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    res[i].log_path = log_path_for(log_dir, specs[i]);
+    Prepared p = prepare(specs[i], res[i].log_path);
+    start[i] = Clock::now();
+    pid_t pid = fork();
+    if (pid == 0) child(p, specs[i].cpus);
+    if (pid < 0) continue;
+    setpgid(pid, pid);  // also done in the child; avoids a race with killpg
+    pids[i] = pid;
+    res[i].started = true;
+    ++running;
+  }
+  while (running > 0) {
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      if (pids[i] < 0) continue;
+      int status = 0;
+      pid_t r = waitpid(pids[i], &status, WNOHANG);
+      if (r == pids[i]) {
+        res[i].wall_s = since(start[i]);
+        if (WIFEXITED(status)) res[i].exit_code = WEXITSTATUS(status);
+        else if (WIFSIGNALED(status)) res[i].signal = WTERMSIG(status);
+        if (term_at[i] >= 0) ::kill(-pids[i], SIGKILL);  // leftover group members
+        pids[i] = -1;
+        --running;
+        continue;
+      }
+      double t = since(start[i]);
+      if (term_at[i] < 0 && t > specs[i].timeout_s) {
+        res[i].timed_out = true;
+        term_at[i] = t;
+        ::kill(-pids[i], SIGTERM);
+      } else if (term_at[i] >= 0 && !killed[i] && t > term_at[i] + kill_grace_s) {
+        killed[i] = true;
+        ::kill(-pids[i], SIGKILL);
+      }
+    }
+    if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return res;
+}
+
+int run_shell(const std::string& command) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+std::string find_on_path(const std::string& program) {
+  if (program.empty()) return "";
+  if (program.find('/') != std::string::npos)
+    return ::access(program.c_str(), X_OK) == 0 ? program : "";
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t pos = 0;
+  while (pos <= p.size()) {
+    std::size_t end = p.find(':', pos);
+    if (end == std::string::npos) end = p.size();
+    std::string dir = p.substr(pos, end - pos);
+    if (dir.empty()) dir = ".";
+    std::string full = dir + "/" + program;
+    struct stat st{};
+    if (::stat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(full.c_str(), X_OK) == 0)
+      return full;
+    pos = end + 1;
+  }
+  return "";
+}
+
+}  // namespace milabench

@@ -1,0 +1,40 @@
+// `milarun jobs`: run every test of a profile, wave after wave.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "launch/process.hpp"
+
+namespace milabench {
+
+struct JobsOptions {
+  std::string profile;   // path to the profile JSON
+  std::string dataroot;  // passed as -d to each run
+  std::string outdir;    // results (-o) and logs/ go here; created if missing
+  int repeat = 1;
+  std::vector<std::string> names;       // only these tests; empty = all
+  bool no_cgexec = false;
+  int devices = 0;                      // 0 = detect
+  std::vector<std::string> extra_args;  // after `--`; override profile flags
+  std::string self_exe;                 // path of milarun; empty = /proc/self/exe
+};
+
+// Runs the jobs. Progress lines go to `out`, warnings and errors to `err`.
+// Returns 0 when every process succeeded, 1 when one failed (a failure
+// result file is written for it if it left none), 2 on bad options/profile
+// or an unwritable outdir (nothing is run then).
+int run_jobs(const JobsOptions& o, std::ostream& out, std::ostream& err);
+
+// The failure result document for a process that left no result file.
+// `device` "" gives null.
+nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r);
+
+// Whether outdir holds a result file "<name>.J<job_id>.*.json" modified at
+// or after `since_epoch_s` (seconds since the epoch).
+bool has_result_file(const std::string& outdir, const std::string& name, const std::string& job_id,
+                     double since_epoch_s);
+
+}  // namespace milabench

@@ -1,0 +1,111 @@
+#include "suite/plan.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace milabench {
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < v.size(); ++i) out += (i ? sep : "") + v[i];
+  return out;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
+  return s;
+}
+
+}  // namespace
+
+JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
+  if (in.repeat < 1) throw ProfileError(fmt::format("--repeat must be at least 1 (got {})", in.repeat));
+  if (in.devices < 1) throw ProfileError(fmt::format("--devices must be at least 1 (got {})", in.devices));
+  auto available = profile_test_names(profile);
+  for (const auto& n : in.names)
+    if (std::find(available.begin(), available.end(), n) == available.end())
+      throw ProfileError(fmt::format("{}: no test named \"{}\"; available: {}", profile.path, n,
+                                     join(available, ", ")));
+  auto exists = in.program_exists ? in.program_exists
+                                  : [](const std::string& p) { return !find_on_path(p).empty(); };
+  bool has_gpus = !in.gpu_ids.empty();
+  auto device_id = [&](int d) {
+    return d < static_cast<int>(in.gpu_ids.size()) ? in.gpu_ids[d] : std::to_string(d);
+  };
+  auto cpus_of = [&](int d) {
+    return d < static_cast<int>(in.cpu_partitions.size()) ? in.cpu_partitions[d] : std::vector<int>{};
+  };
+
+  JobPlan plan;
+  std::set<std::string> warned;
+  for (int r = 0; r < in.repeat; ++r) {
+    for (const auto& t : profile.tests) {
+      if (!in.names.empty() && std::find(in.names.begin(), in.names.end(), t.name) == in.names.end())
+        continue;
+      std::vector<std::string> prefix = t.exec_prefix;
+      if (!prefix.empty() && !exists(prefix[0])) {
+        if (warned.insert(prefix[0]).second)
+          plan.warnings.push_back(fmt::format(
+              "warning: exec_prefix program \"{}\" not found on PATH (it comes from Debian package "
+              "`nocache`); running without the prefix",
+              prefix[0]));
+        prefix.clear();
+      }
+      auto make = [&](const std::string& name, const std::string& job_id, const std::string& dev) {
+        ProcessSpec s;
+        s.argv = prefix;
+        std::vector<std::string> tail = {in.self_exe, "run", t.experiment, "-d", in.dataroot, "-o", in.outdir,
+                                         "--experiment-name", name, "--job-id", job_id, "--"};
+        s.argv.insert(s.argv.end(), tail.begin(), tail.end());
+        auto mapped = map_arguments(t.arguments, in.extra_args);
+        s.argv.insert(s.argv.end(), mapped.begin(), mapped.end());
+        s.argv.insert(s.argv.end(), in.extra_args.begin(), in.extra_args.end());
+        s.timeout_s = t.timeout_s;
+        s.name = name;
+        s.job_id = job_id;
+        s.device = dev;
+        if (!in.no_cgexec && !t.cgroup.empty()) s.cgroup = replace_all(t.cgroup, "{CUDA_VISIBLE_DEVICES}", dev);
+        return s;
+      };
+      std::string base = profile.suite + "." + t.name;
+      if (t.partition == PartitionType::PerGpu) {
+        std::vector<ProcessSpec> wave;
+        for (int d = 0; d < in.devices; ++d) {
+          ProcessSpec s = make(base, fmt::format("{}.{}", r, d), device_id(d));
+          if (has_gpus) s.env["CUDA_VISIBLE_DEVICES"] = device_id(d);
+          s.env["MILARUN_CPU_PARTITION"] = std::to_string(d);
+          s.cpus = cpus_of(d);
+          wave.push_back(std::move(s));
+        }
+        plan.waves.push_back(std::move(wave));
+        plan.wave_test.push_back(t.name);
+        plan.wave_prepare.push_back(t.prepare);
+      } else {
+        for (int k = 1; k <= in.devices; ++k) {
+          std::vector<std::string> ids;
+          std::vector<int> cpus;
+          for (int d = 0; d < k; ++d) {
+            ids.push_back(device_id(d));
+            auto c = cpus_of(d);
+            cpus.insert(cpus.end(), c.begin(), c.end());
+          }
+          ProcessSpec s = make(fmt::format("{}.{}", base, k), std::to_string(r), join(ids, ","));
+          if (has_gpus) s.env["CUDA_VISIBLE_DEVICES"] = join(ids, ",");
+          s.env["MILARUN_WORLD_SIZE"] = std::to_string(k);
+          s.cpus = cpus;
+          plan.waves.push_back({std::move(s)});
+          plan.wave_test.push_back(t.name);
+          plan.wave_prepare.push_back(t.prepare);
+        }
+      }
+    }
+  }
+  return plan;
+}
+
+}  // namespace milabench

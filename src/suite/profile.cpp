@@ -1,0 +1,172 @@
+#include "suite/profile.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace milabench {
+
+using ojson = nlohmann::ordered_json;
+
+ojson merge_defaults(const ojson& defaults, const ojson& over) {
+  if (!defaults.is_object() || !over.is_object()) return over;
+  ojson out = over;
+  for (auto it = defaults.begin(); it != defaults.end(); ++it) {
+    auto found = out.find(it.key());
+    if (found == out.end()) {
+      out[it.key()] = it.value();
+    } else if (found->is_object() && it.value().is_object()) {
+      *found = merge_defaults(it.value(), *found);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::string stem_of(const std::string& path) {
+  std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
+  auto dot = base.rfind('.');
+  return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
+}
+
+std::vector<std::string> string_list(const ojson& v, const std::string& path,
+                                     const std::string& test, const char* key) {
+  std::vector<std::string> out;
+  if (v.is_null()) return out;
+  if (!v.is_array())
+    throw ProfileError(fmt::format("{}: test \"{}\": \"{}\" must be a list of strings", path, test, key));
+  for (const auto& e : v) {
+    if (!e.is_string())
+      throw ProfileError(fmt::format("{}: test \"{}\": \"{}\" must be a list of strings", path, test, key));
+    out.push_back(e.get<std::string>());
+  }
+  return out;
+}
+
+TestSpec read_test(const std::string& name, const ojson& t, const std::string& path) {
+  if (!t.is_object())
+    throw ProfileError(fmt::format("{}: test \"{}\" must be a JSON object", path, name));
+  TestSpec s;
+  s.name = name;
+  auto exp = t.find("experiment");
+  if (exp == t.end() || !exp->is_string())
+    throw ProfileError(fmt::format("{}: test \"{}\" has no \"experiment\" string", path, name));
+  s.experiment = exp->get<std::string>();
+  if (auto a = t.find("arguments"); a != t.end() && !a->is_null()) {
+    if (!a->is_object())
+      throw ProfileError(fmt::format("{}: test \"{}\": \"arguments\" must be an object", path, name));
+    s.arguments = *a;
+  }
+  s.prepare = string_list(t.value("prepare", ojson()), path, name, "prepare");
+  s.exec_prefix = string_list(t.value("exec_prefix", ojson()), path, name, "exec_prefix");
+  if (auto ps = t.find("partition_scheme"); ps != t.end() && !ps->is_null()) {
+    if (!ps->is_object())
+      throw ProfileError(fmt::format("{}: test \"{}\": \"partition_scheme\" must be an object", path, name));
+    std::string type = ps->value("type", std::string("per-gpu"));
+    if (type == "per-gpu") s.partition = PartitionType::PerGpu;
+    else if (type == "gpu-progression") s.partition = PartitionType::GpuProgression;
+    else
+      throw ProfileError(fmt::format(
+          "{}: test \"{}\": unknown partition_scheme type \"{}\" (expected \"per-gpu\" or \"gpu-progression\")",
+          path, name, type));
+    if (auto cg = ps->find("cgroup"); cg != ps->end() && cg->is_string()) s.cgroup = cg->get<std::string>();
+  }
+  if (auto to = t.find("timeout"); to != t.end() && !to->is_null()) {
+    if (!to->is_number() || to->get<double>() <= 0)
+      throw ProfileError(fmt::format("{}: test \"{}\": \"timeout\" must be a positive number of seconds", path, name));
+    s.timeout_s = to->get<double>();
+  }
+  return s;
+}
+
+}  // namespace
+
+Profile parse_profile(const std::string& text, const std::string& path) {
+  ojson doc;
+  try {
+    doc = ojson::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    std::size_t line = 1, col = 1;
+    std::size_t end = e.byte == 0 ? 0 : std::min<std::size_t>(e.byte - 1, text.size());
+    for (std::size_t i = 0; i < end; ++i) {
+      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+    }
+    std::string w = e.what();
+    auto p = w.find("syntax error");
+    std::string detail = p == std::string::npos ? w : w.substr(p);
+    throw ProfileError(fmt::format("{}:{}:{}: parse error: {} — fix the JSON", path, line, col, detail));
+  }
+  if (!doc.is_object())
+    throw ProfileError(fmt::format("{}: a profile must be a JSON object of tests", path));
+  Profile prof;
+  prof.path = path;
+  prof.suite = stem_of(path);
+  ojson defaults = doc.contains("*") ? doc["*"] : ojson::object();
+  if (!defaults.is_object())
+    throw ProfileError(fmt::format("{}: test \"*\" (defaults) must be a JSON object", path));
+  for (auto it = doc.begin(); it != doc.end(); ++it) {
+    if (it.key() == "*") continue;
+    if (!it.value().is_object())
+      throw ProfileError(fmt::format("{}: test \"{}\" must be a JSON object", path, it.key()));
+    prof.tests.push_back(read_test(it.key(), merge_defaults(defaults, it.value()), path));
+  }
+  return prof;
+}
+
+Profile load_profile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ProfileError(fmt::format("{}: cannot read profile", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return parse_profile(ss.str(), path);
+}
+
+std::vector<std::string> profile_test_names(const Profile& p) {
+  std::vector<std::string> out;
+  for (const auto& t : p.tests) out.push_back(t.name);
+  return out;
+}
+
+std::string argument_value_string(const ojson& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  if (v.is_number_unsigned()) return std::to_string(v.get<unsigned long long>());
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 1e15)
+      return std::to_string(static_cast<long long>(d));
+    char buf[64];
+    for (int prec = 1; prec <= 17; ++prec) {
+      std::snprintf(buf, sizeof buf, "%.*g", prec, d);
+      if (std::strtod(buf, nullptr) == d) break;
+    }
+    return buf;
+  }
+  return v.dump();
+}
+
+std::vector<std::string> map_arguments(const ojson& args, const std::vector<std::string>& extra) {
+  auto overridden = [&](const std::string& flag) {
+    for (const auto& e : extra)
+      if (e == flag || e.rfind(flag + "=", 0) == 0) return true;
+    return false;
+  };
+  std::vector<std::string> out;
+  if (!args.is_object()) return out;
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    const auto& v = it.value();
+    if (overridden(it.key())) continue;
+    if (v.is_null() || (v.is_boolean() && !v.get<bool>())) continue;
+    out.push_back(it.key());
+    if (!v.is_boolean()) out.push_back(argument_value_string(v));
+  }
+  return out;
+}
+
+}  // namespace milabench

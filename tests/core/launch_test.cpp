@@ -1,0 +1,127 @@
+#include <gtest/gtest.h>
+
+#include <stdlib.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "launch/devices.hpp"
+#include "launch/process.hpp"
+
+using namespace milabench;
+
+namespace {
+
+std::string tmpdir() {
+  char tmpl[] = "/tmp/launch_test_XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+std::string slurp(const std::string& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+ProcessSpec sh(const std::string& script, const std::string& name) {
+  ProcessSpec s;
+  s.argv = {"/bin/sh", "-c", script};
+  s.name = name;
+  s.job_id = "0.0";
+  s.timeout_s = 30;
+  return s;
+}
+
+}  // namespace
+
+TEST(Launch, ExitCodeAndLog) {
+  auto dir = tmpdir();
+  auto s = sh("echo hello; echo $MY_VAR >&2; exit 3", "t.exit");
+  s.env["MY_VAR"] = "world";
+  auto r = run_wave({s, sh("exit 0", "t.ok")}, dir + "/logs");
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].exit_code, 3);
+  EXPECT_FALSE(r[0].ok());
+  EXPECT_TRUE(r[1].ok());
+  EXPECT_EQ(r[0].log_path, dir + "/logs/t.exit.J0.0.log");
+  EXPECT_EQ(slurp(r[0].log_path), "hello\nworld\n");
+}
+
+TEST(Launch, TimeoutKillsGroup) {
+  auto dir = tmpdir();
+  auto s = sh("sleep 30 & sleep 30; exit 0", "t.sleep");
+  s.timeout_s = 0.3;
+  auto r = run_wave({s}, dir, 1.0);
+  EXPECT_TRUE(r[0].timed_out);
+  EXPECT_EQ(r[0].signal, SIGTERM);
+  EXPECT_LT(r[0].wall_s, 5.0);
+}
+
+TEST(Launch, TimeoutEscalatesToKill) {
+  auto dir = tmpdir();
+  auto s = sh("trap '' TERM; sleep 2; sleep 2; sleep 2", "t.stubborn");
+  s.timeout_s = 0.2;
+  auto r = run_wave({s}, dir, 0.3);
+  EXPECT_TRUE(r[0].timed_out);
+  EXPECT_EQ(r[0].signal, SIGKILL);
+}
+
+TEST(Launch, ParallelInOneWave) {
+  auto dir = tmpdir();
+  auto r = run_wave({sh("sleep 0.5", "a"), sh("sleep 0.5", "b"), sh("sleep 0.5", "c")}, dir);
+  for (const auto& x : r) {
+    EXPECT_TRUE(x.ok());
+    EXPECT_LT(x.wall_s, 1.4);
+  }
+}
+
+TEST(Launch, AffinityAndThreadEnv) {
+  auto cpus = allowed_cpus();
+  ASSERT_FALSE(cpus.empty());
+  auto dir = tmpdir();
+  auto s = sh("grep Cpus_allowed_list /proc/self/status | awk '{print $2}' > " + dir +
+                  "/aff.txt; echo $OMP_NUM_THREADS $MKL_NUM_THREADS > " + dir + "/omp.txt",
+              "t.aff");
+  s.cpus = {cpus[0]};
+  auto r = run_wave({s}, dir);
+  ASSERT_TRUE(r[0].ok());
+  EXPECT_EQ(slurp(dir + "/aff.txt"), std::to_string(cpus[0]) + "\n");
+  EXPECT_EQ(slurp(dir + "/omp.txt"), "1 1\n");
+}
+
+TEST(Launch, ExecFailureIs127) {
+  auto dir = tmpdir();
+  ProcessSpec s;
+  s.argv = {"/no/such/binary"};
+  s.name = "t.missing";
+  s.job_id = "0";
+  auto r = run_wave({s}, dir);
+  EXPECT_EQ(r[0].exit_code, 127);
+}
+
+TEST(Launch, ShellAndPath) {
+  EXPECT_EQ(run_shell("exit 4"), 4);
+  EXPECT_EQ(run_shell("true"), 0);
+  EXPECT_FALSE(find_on_path("sh").empty());
+  EXPECT_TRUE(find_on_path("definitely-not-a-program-xyz").empty());
+}
+
+TEST(Devices, CudaVisibleDevices) {
+  EXPECT_EQ(visible_gpu_ids(std::string("")).size(), 0u);
+  EXPECT_EQ(visible_gpu_ids(std::string("2,3")), (std::vector<std::string>{"2", "3"}));
+  EXPECT_EQ(visible_gpu_ids(std::nullopt, "/nonexistent/dir").size(), 0u);
+  auto dir = tmpdir();
+  std::ofstream(dir + "/0000:01:00.0");
+  std::ofstream(dir + "/0000:02:00.0");
+  EXPECT_EQ(visible_gpu_ids(std::nullopt, dir), (std::vector<std::string>{"0", "1"}));
+}
+
+TEST(Devices, PartitionCpus) {
+  auto p = partition_cpus({0, 1, 2, 3, 4, 5, 6}, 3);
+  ASSERT_EQ(p.size(), 3u);
+  EXPECT_EQ(p[0], (std::vector<int>{0, 1}));
+  EXPECT_EQ(p[2], (std::vector<int>{4, 5}));
+  EXPECT_THROW(partition_cpus({0, 1}, 3), std::runtime_error);
+  EXPECT_EQ(cpu_list_string({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+}

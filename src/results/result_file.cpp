@@ -29,9 +29,8 @@ std::string result_file_name(const std::string& name, const std::string& job_id,
                      static_cast<long>(tv.tv_usec));
 }
 
-void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
+void write_text_atomic(const std::string& path, const std::string& text) {
   std::string tmp = path + ".tmp." + std::to_string(getpid());
-  std::string text = doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
   size_t off = 0;
@@ -50,6 +49,10 @@ void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
     ::unlink(tmp.c_str());
     throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(e)));
   }
+}
+
+void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
+  write_text_atomic(path, doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
 }
 
 static std::string proc_field(const std::string& file, const std::string& key) {

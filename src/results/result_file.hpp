@@ -13,6 +13,8 @@ std::string result_file_name(const std::string& name, const std::string& job_id,
 // rename): a killed writer never leaves half a file. Throws std::runtime_error
 // naming the path when it cannot write.
 void write_json_atomic(const std::string& path, const nlohmann::json& doc);
+// Same for raw bytes (binary safe).
+void write_text_atomic(const std::string& path, const std::string& text);
 
 // Machine inventory for the result: hostname, CPU model, cores, RAM (MiB),
 // GPU names (from /proc/driver/nvidia, no CUDA init), kernel.

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Installs, builds, runs the default suite for this machine and prints the
-# report (HTML too). Until `milarun jobs` lands (issue 2), the suite is every
-# workload of this build run once through `milarun run` on the CPU.
+# The main job on a fresh machine: installs, builds, makes the default data
+# when absent, runs the default suite for this machine and prints the report
+# (and writes report.html next to the results).
+#   GPUs found  -> profiles/standard.json with weights/standard.json
+#   no GPU      -> profiles/cpu.json (about 10 minutes on 2 cores)
+# Override with PROFILE=..., WEIGHTS=..., MILARUN_DATAROOT=..., OUTDIR=...
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$(nproc)"
+if ls /proc/driver/nvidia/gpus/* > /dev/null 2>&1; then suite=standard; else suite=cpu; fi
+PROFILE=${PROFILE:-profiles/$suite.json}
+WEIGHTS=${WEIGHTS:-weights/$suite.json}
 DATAROOT=${MILARUN_DATAROOT:-$PWD/data}
 OUTDIR=${OUTDIR:-$PWD/results-$(date '+%Y-%m-%d.%H:%M:%S')}
-mkdir -p "$DATAROOT" "$OUTDIR"
+build/milarun dataset --profile "$PROFILE" -d "$DATAROOT"
 status=0
-build/milarun run polynome -d "$DATAROOT" -o "$OUTDIR/" --experiment-name cpu.toy_reg --job-id 0.0 \
-  -- --poly-degree 4 --batch-size 256 --max-count 20000000 || status=$?
-build/milarun report "$OUTDIR" --weights weights/cpu.json --html "$OUTDIR/report.html"
+build/milarun jobs "$PROFILE" -d "$DATAROOT" -o "$OUTDIR" || status=$?
+build/milarun report "$OUTDIR" --weights "$WEIGHTS" --html "$OUTDIR/report.html"
 echo "results: $OUTDIR (report.html inside)"
 exit $status

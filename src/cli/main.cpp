@@ -10,7 +10,10 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/dataset_cmd.hpp"
 #include "cli/run_cmd.hpp"
+#include "data/dataset.hpp"
+#include "suite/jobs.hpp"
 #include "report/report.hpp"
 #include "workloads/workload.hpp"
 
@@ -96,6 +99,27 @@ int main(int argc, char** argv) {
   run->add_option("--job-id", ro.job_id, "job id recorded in the result");
   run->add_option("--extra", ro.extra_json, "JSON merged into the result");
 
+  auto* jb = app.add_subcommand("jobs", "run every test of a profile on every device, in parallel copies");
+  JobsOptions jo;
+  jb->add_option("profile", jo.profile, "profile JSON, e.g. profiles/standard.json")->required();
+  jb->add_option("-d,--dataroot", jo.dataroot, "dataset root (default $MILARUN_DATAROOT)");
+  jb->add_option("-o,--out", jo.outdir,
+                 "results folder (default: $MILARUN_OUTROOT/results-DATE; without either, JSON on stdout)");
+  jb->add_option("--repeat", jo.repeat, "run the whole profile this many times")->capture_default_str();
+  jb->add_option("--name", jo.names, "only these tests (names in the profile)");
+  jb->add_flag("--no-cgexec", jo.no_cgexec, "do not put runs into cgroups");
+  jb->add_option("--devices", jo.devices,
+                 "number of devices (default: GPUs found, else 1); without GPUs, splits the CPUs into N partitions");
+
+  auto* ds = app.add_subcommand("dataset", "make datasets under a data root (synthetic, in the real layout)");
+  DatasetCommand dc;
+  ds->add_option("names", dc.names, "dataset names, e.g. mnist or milarun.datasets:mnist");
+  ds->add_option("-d,--dataroot", dc.dataroot, "dataset root (default $MILARUN_DATAROOT)");
+  ds->add_option("--profile", dc.profile, "also every dataset the tests of this profile use");
+  ds->add_option("--scale", dc.options.scale, "fraction of the real size, in (0, 1]")->capture_default_str();
+  ds->add_option("--threads", dc.options.threads, "generator threads (0 = all CPUs)")->capture_default_str();
+  ds->add_flag("--force", dc.options.force, "regenerate even when present");
+
   auto* rr = app.add_subcommand("rerun", "re-run the test that produced a result file");
   std::string rerun_file, rerun_out;
   rr->add_option("result", rerun_file, "result JSON")->required()->check(CLI::ExistingFile);
@@ -131,6 +155,25 @@ int main(int argc, char** argv) {
       ro.call = call;
       return run_experiment(ro);
     }
+    if (*jb) {
+      jo.extra_args = rest;
+      if (jo.dataroot.empty()) jo.dataroot = env_or("MILARUN_DATAROOT", "");
+      if (jo.outdir.empty() && std::getenv("MILARUN_OUTROOT")) {
+        char stamp[64];
+        std::time_t t = std::time(nullptr);
+        std::strftime(stamp, sizeof stamp, "results-%Y-%m-%d.%H:%M:%S", std::localtime(&t));
+        jo.outdir = env_or("MILARUN_OUTROOT", ".") + "/" + stamp;
+      }
+      if (jo.outdir.empty()) jo.json_to_stdout = true;
+      jo.check_dataset = [](const std::string& name, const std::string& root) -> std::string {
+        const DatasetInfo* d = find_dataset(name);
+        if (!d || d->present(root)) return "";
+        return fmt::format("dataset {} is missing under {}; it will fail: run {}", d->name, root,
+                           dataset_command(d->name, root));
+      };
+      return run_jobs(jo, std::cout, std::cerr);
+    }
+    if (*ds) return run_dataset_command(dc, std::cout, std::cerr);
     if (*rr) return rerun(rerun_file, rerun_out, rest);
     if (*sum) return run_summary(sum_dir, sum_out, std::cout, std::cerr);
     if (*rep) return run_report(rp, std::cout, std::cerr);
@@ -139,6 +182,12 @@ int main(int argc, char** argv) {
       std::string ex;
       for (const auto& e : w.experiments) ex += (ex.empty() ? "" : ", ") + e;
       std::cout << fmt::format("  {:<12} {:<45} {:<10} {}\n", w.name, ex, w.count_unit, w.default_max_count);
+    }
+    std::cout << "datasets (name, aliases, layout under DATAROOT; make with `milarun dataset NAME -d DATAROOT`):\n";
+    for (const auto& d : dataset_registry()) {
+      std::string al;
+      for (const auto& a : d.aliases) al += (al.empty() ? "" : ", ") + a;
+      std::cout << fmt::format("  {:<14} {:<32} {}\n", d.name, al, d.layout);
     }
     return 0;
   } catch (const std::exception& e) {

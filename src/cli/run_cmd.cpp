@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "measure/progress.hpp"
 #include "measure/rate_meter.hpp"
 #include "results/result_file.hpp"
 #include "workloads/session.hpp"
@@ -117,6 +118,12 @@ int run_experiment(const RunOptions& opts) {
   if (use_cuda) sync = [] { torch::cuda::synchronize(); };
   RateMeter meter(mo, now_s, sync);
   Session session(meter, device, dataroot);
+  // Progress goes to stderr: a live line on a terminal, a line every 15 s in a log.
+  Progress progress(std::cerr, name, info->count_unit, mo.max_count, ::isatty(STDERR_FILENO) == 1);
+  const double run_start = now_s();
+  session.on_slice([&](int64_t count, double rate, std::optional<double> loss) {
+    progress.update(now_s() - run_start, count, rate, loss);
+  });
 
   nlohmann::json result;
   result["schema_version"] = 1;
@@ -151,6 +158,7 @@ int run_experiment(const RunOptions& opts) {
     meter.start();
     workload->run(session);
     meter.finish();
+    progress.finish(now_s() - run_start, meter.count());
     result["error"] = nullptr;
   } catch (const std::exception& e) {
     ok = false;

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -73,11 +74,40 @@ bool has_result_file(const std::string& outdir, const std::string& name, const s
   return found;
 }
 
-int run_jobs(const JobsOptions& o, std::ostream& out, std::ostream& err) {
+namespace {
+
+// Prints every result file of `dir` (sorted by name) on `out`.
+void print_results(const std::string& dir, std::ostream& out) {
+  std::vector<std::string> files;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string f = e->d_name;
+      if (f.size() > 5 && f.compare(f.size() - 5, 5, ".json") == 0) files.push_back(dir + "/" + f);
+    }
+    closedir(d);
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) {
+    std::ifstream in(f);
+    out << in.rdbuf() << "\n";
+  }
+}
+
+}  // namespace
+
+int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   auto t0 = std::chrono::steady_clock::now();
+  JobsOptions opt = o_in;
+  const JobsOptions& o = opt;
   if (o.profile.empty()) { err << "error: no profile given\n"; return 2; }
-  if (o.outdir.empty()) { err << "error: no output directory given\n"; return 2; }
-  if (o.dataroot.empty()) { err << "error: no data root given (-d)\n"; return 2; }
+  if (opt.json_to_stdout) {
+    char tmpl[] = "/tmp/milarun-results-XXXXXX";
+    if (!::mkdtemp(tmpl)) { err << "error: cannot create a temporary results folder; pass -o OUTDIR\n"; return 2; }
+    opt.outdir = tmpl;
+    err << fmt::format("milarun jobs: no -o: results kept in {}, JSON printed on stdout\n", opt.outdir);
+  }
+  if (opt.outdir.empty()) { err << "error: no output directory given (-o OUTDIR or MILARUN_OUTROOT)\n"; return 2; }
+  if (opt.dataroot.empty()) { err << "error: no data root given (-d DATAROOT or MILARUN_DATAROOT)\n"; return 2; }
   if (o.repeat < 1) { err << fmt::format("error: --repeat must be at least 1 (got {})\n", o.repeat); return 2; }
   if (o.devices < 0) { err << fmt::format("error: --devices must be positive (got {})\n", o.devices); return 2; }
 
@@ -118,7 +148,18 @@ int run_jobs(const JobsOptions& o, std::ostream& out, std::ostream& err) {
     return 2;
   }
   for (const auto& w : plan.warnings) err << w << "\n";
+  if (o.check_dataset) {
+    std::set<std::string> seen;
+    for (const auto& t : profile.tests) {
+      if (!o.names.empty() && std::find(o.names.begin(), o.names.end(), t.name) == o.names.end()) continue;
+      auto it = t.arguments.find("--dataset");
+      if (it == t.arguments.end() || !it->is_string() || !seen.insert(it->get<std::string>()).second) continue;
+      std::string msg = o.check_dataset(it->get<std::string>(), o.dataroot);
+      if (!msg.empty()) err << fmt::format("warning: test {}: {}\n", t.name, msg);
+    }
+  }
 
+  std::ostream& log = o.json_to_stdout ? err : out;  // progress lines
   const std::string log_dir = o.outdir + "/logs";
   int failures = 0, total = 0;
   for (std::size_t w = 0; w < plan.waves.size(); ++w) {
@@ -128,6 +169,9 @@ int run_jobs(const JobsOptions& o, std::ostream& out, std::ostream& err) {
         err << fmt::format("warning: prepare command `{}` for test {} failed (status {}); continuing\n", cmd,
                            plan.wave_test[w], rc);
     }
+    log << fmt::format("[{}/{}] {}: {} process{} ...\n", w + 1, plan.waves.size(), plan.waves[w].front().name,
+                       plan.waves[w].size(), plan.waves[w].size() == 1 ? "" : "es");
+    log.flush();
     double wave_start = now_epoch_s();
     auto results = run_wave(plan.waves[w], log_dir);
     for (std::size_t i = 0; i < results.size(); ++i) {
@@ -135,11 +179,11 @@ int run_jobs(const JobsOptions& o, std::ostream& out, std::ostream& err) {
       const auto& r = results[i];
       ++total;
       if (r.ok()) {
-        out << fmt::format("{} J{} OK {:.1f}s\n", s.name, s.job_id, r.wall_s);
+        log << fmt::format("{} J{} OK {:.1f}s\n", s.name, s.job_id, r.wall_s);
         continue;
       }
       ++failures;
-      out << fmt::format("{} J{} FAIL {:.1f}s ({}; log: {})\n", s.name, s.job_id, r.wall_s, failure_text(r, s),
+      log << fmt::format("{} J{} FAIL {:.1f}s ({}; log: {})\n", s.name, s.job_id, r.wall_s, failure_text(r, s),
                          r.log_path);
       if (!has_result_file(o.outdir, s.name, s.job_id, wave_start)) {
         try {
@@ -151,7 +195,8 @@ int run_jobs(const JobsOptions& o, std::ostream& out, std::ostream& err) {
     }
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  out << fmt::format("total: {} processes, {} failed, {:.1f}s\n", total, failures, secs);
+  log << fmt::format("total: {} processes, {} failed, {:.1f}s\n", total, failures, secs);
+  if (o.json_to_stdout) print_results(o.outdir, out);
   return failures == 0 ? 0 : 1;
 }
 

@@ -1,5 +1,6 @@
 // `milarun jobs`: run every test of a profile, wave after wave.
 #pragma once
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -20,6 +21,12 @@ struct JobsOptions {
   int devices = 0;                      // 0 = detect
   std::vector<std::string> extra_args;  // after `--`; override profile flags
   std::string self_exe;                 // path of milarun; empty = /proc/self/exe
+  // No -o and no MILARUN_OUTROOT: results go to a fresh temporary folder
+  // (named on `err`, kept) and every result's JSON is printed on `out`.
+  bool json_to_stdout = false;
+  // Checks a test's "--dataset" before anything runs: returns "" when it is
+  // present under dataroot, else one line saying what to run. Empty = no check.
+  std::function<std::string(const std::string& dataset, const std::string& dataroot)> check_dataset;
 };
 
 // Runs the jobs. Progress lines go to `out`, warnings and errors to `err`.

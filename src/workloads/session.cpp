@@ -12,6 +12,7 @@ Session::Session(RateMeter& meter, torch::Device device, std::string dataroot)
 
 bool Session::step(int64_t n, const torch::Tensor& loss) {
   bool closed = meter_.step(n);
+  std::optional<double> read;
   if (closed && loss.defined()) {
     double value = loss.detach().to(torch::kCPU, torch::kDouble).item<double>();
     if (!std::isfinite(value)) {
@@ -20,7 +21,9 @@ bool Session::step(int64_t n, const torch::Tensor& loss) {
                                std::to_string(meter_.count()) + " examples");
     }
     extra_["metrics"]["loss"] = value;
+    read = value;
   }
+  if (closed && on_slice_) on_slice_(meter_.count(), meter_.last_rate(), read);
   return !meter_.done();
 }
 

@@ -6,6 +6,8 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -36,12 +38,18 @@ class Session {
 
   const nlohmann::json& extra() const { return extra_; }
 
+  // Called each time a rate slice closes (count so far, slice rate in
+  // examples/s, loss when one was passed). Set by the harness for progress.
+  using SliceHook = std::function<void(int64_t count, double rate, std::optional<double> loss)>;
+  void on_slice(SliceHook hook) { on_slice_ = std::move(hook); }
+
  private:
   RateMeter& meter_;
   torch::Device device_;
   std::string dataroot_;
   nlohmann::json extra_ = nlohmann::json::object();
   int64_t model_parameters_ = 0;
+  SliceHook on_slice_;
 };
 
 }  // namespace milabench

@@ -1,0 +1,86 @@
+#include "cli/dataset_cmd.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "suite/profile.hpp"
+
+namespace milabench {
+
+std::vector<std::string> datasets_of_profile(const std::string& profile_path) {
+  std::vector<std::string> out;
+  for (const auto& t : load_profile(profile_path).tests) {
+    auto it = t.arguments.find("--dataset");
+    if (it == t.arguments.end() || !it->is_string()) continue;
+    std::string name = it->get<std::string>();
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
+}
+
+int run_dataset_command(const DatasetCommand& cmd, std::ostream& out, std::ostream& err) {
+  std::string root = cmd.dataroot;
+  if (root.empty())
+    if (const char* d = std::getenv("MILARUN_DATAROOT")) root = d;
+  if (root.empty()) {
+    err << "milarun dataset: no data root: pass -d DATAROOT or set MILARUN_DATAROOT\n";
+    return 2;
+  }
+  if (!(cmd.options.scale > 0 && cmd.options.scale <= 1)) {
+    err << fmt::format("milarun dataset: --scale must be in (0, 1], got {}\n", cmd.options.scale);
+    return 2;
+  }
+  std::vector<std::string> names = cmd.names;
+  if (!cmd.profile.empty()) {
+    try {
+      for (auto& n : datasets_of_profile(cmd.profile)) names.push_back(n);
+    } catch (const ProfileError& e) {
+      err << "milarun dataset: " << e.what() << "\n";
+      return 2;
+    }
+  }
+  if (names.empty()) {
+    err << "milarun dataset: name at least one dataset (or --profile); `milarun list` shows them\n";
+    return 2;
+  }
+  std::vector<const DatasetInfo*> todo;
+  for (const auto& n : names) {
+    const DatasetInfo* d = find_dataset(n);
+    if (!d) {
+      err << fmt::format("milarun dataset: unknown dataset '{}'; `milarun list` shows the datasets\n", n);
+      return 2;
+    }
+    if (std::find(todo.begin(), todo.end(), d) == todo.end()) todo.push_back(d);
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(root, ec);
+  if (ec) {
+    err << fmt::format("milarun dataset: cannot create data root {}: {}\n", root, ec.message());
+    return 2;
+  }
+  int status = 0;
+  for (const DatasetInfo* d : todo) {
+    if (!cmd.options.force && d->present(root)) {
+      out << fmt::format("{}: present under {}\n", d->name, root);
+      continue;
+    }
+    auto t0 = std::chrono::steady_clock::now();
+    out << fmt::format("{}: generating synthetic data (scale {}) under {} ...\n", d->name, cmd.options.scale, root);
+    out.flush();
+    try {
+      d->generate(root, cmd.options);
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      out << fmt::format("{}: done in {:.1f} s ({})\n", d->name, s, d->layout);
+    } catch (const std::exception& e) {
+      err << fmt::format("milarun dataset {}: {}\n", d->name, e.what());
+      status = 1;
+    }
+  }
+  return status;
+}
+
+}  // namespace milabench

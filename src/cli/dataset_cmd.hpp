@@ -1,0 +1,28 @@
+// `milarun dataset`: make (generate) datasets under a data root.
+#pragma once
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "data/dataset.hpp"
+
+namespace milabench {
+
+struct DatasetCommand {
+  std::vector<std::string> names;  // short names or aliases ("milarun.datasets:mnist")
+  std::string profile;             // also: every dataset a test of this profile names
+  std::string dataroot;            // -d (default $MILARUN_DATAROOT)
+  DatasetOptions options;          // --scale, --threads, --force
+};
+
+// Generates each named dataset that is absent (all of them with --force).
+// Returns 0 when all are present afterwards, 2 on bad usage (unknown name,
+// no data root, unreadable profile: one line naming it), 1 when a generator
+// failed (its error printed, other datasets still made).
+int run_dataset_command(const DatasetCommand& cmd, std::ostream& out, std::ostream& err);
+
+// Dataset names (as written) that the tests of `profile_path` pass as
+// "--dataset". Throws ProfileError.
+std::vector<std::string> datasets_of_profile(const std::string& profile_path);
+
+}  // namespace milabench

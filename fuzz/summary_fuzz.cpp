@@ -1,5 +1,5 @@
 // Fuzz target: the result/summary reader (report/summary.hpp). Contract under
-// test: parse_json_lenient either parses or throws nlohmann::json::parse_error;
+// test: parse_json_lenient either parses or throws parse_error / out_of_range;
 // summarize_directory and collect_rate_series never throw on a bad result
 // file (they skip it with a warning). The input is written as the only
 // result file of a scratch directory, as `milarun summary` would find it.
@@ -38,6 +38,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     nlohmann::json j = milabench::parse_json_lenient(text);
     (void)j.dump();
   } catch (const nlohmann::json::parse_error&) {
+  } catch (const nlohmann::json::out_of_range&) {
   }
   const std::string dir = scratch_dir();
   {

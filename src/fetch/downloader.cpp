@@ -170,6 +170,12 @@ DownloadResult fail(DownloadResult r, const RemoteFile& f, const std::string& wh
 bool accept_existing(const RemoteFile& f, const std::string& dest, DownloadResult& r) {
   std::error_code ec;
   if (!fs::is_regular_file(dest, ec)) return false;
+  r.bytes = size_or_zero(dest);
+  if (f.size && r.bytes != f.size) {
+    r.error = fmt::format("download {}: {} exists but has {} bytes, expected {}; delete it and run again", f.url,
+                          dest, r.bytes, f.size);
+    return true;
+  }
   r.sha256 = sha256_file(dest);
   if (!f.sha256.empty() && r.sha256 != f.sha256) {
     r.error = fmt::format("download {}: {} exists but its SHA-256 is {}, expected {}; delete it and run again",
@@ -179,7 +185,6 @@ bool accept_existing(const RemoteFile& f, const std::string& dest, DownloadResul
   r.ok = true;
   r.already_present = true;
   r.verified = !f.sha256.empty();
-  r.bytes = size_or_zero(dest);
   return true;
 }
 

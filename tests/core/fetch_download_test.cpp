@@ -204,3 +204,12 @@ TEST_F(DownloadTest, NonHttpUrlIsRefused) {
   EXPECT_NE(r.error.find("http"), std::string::npos) << r.error;
   EXPECT_TRUE(fs::is_empty(dir_));
 }
+
+TEST_F(DownloadTest, ExistingFileWithWrongHashIsReportedNotReplaced) {
+  std::ofstream(dest(), std::ios::binary) << "tampered";
+  auto r = download_file({server_.url("/f.bin"), sha256_hex(body_), 0}, dest(), opts_);
+  ASSERT_FALSE(r.ok);
+  EXPECT_NE(r.error.find("delete it and run again"), std::string::npos) << r.error;
+  EXPECT_EQ(slurp(dest()), "tampered");
+  EXPECT_TRUE(server_.requests().empty());
+}

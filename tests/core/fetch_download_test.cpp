@@ -1,6 +1,7 @@
 // Downloader against a local HTTP server: hash check, resume, faults.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -212,4 +213,21 @@ TEST_F(DownloadTest, ExistingFileWithWrongHashIsReportedNotReplaced) {
   EXPECT_NE(r.error.find("delete it and run again"), std::string::npos) << r.error;
   EXPECT_EQ(slurp(dest()), "tampered");
   EXPECT_TRUE(server_.requests().empty());
+}
+
+TEST_F(DownloadTest, StalledServerIsAbandonedWithinTheStallLimit) {
+  // Headers, then silence. (After a burst of data libcurl averages speed over
+  // a few seconds, so mid-body stalls are caught a few seconds later than
+  // stall_timeout_s; fine against the 60 s default.)
+  Route r{body_, 0};
+  r.stall_ms = 2500;
+  server_.add("/f.bin", r);
+  opts_.stall_timeout_s = 1;
+  auto t0 = std::chrono::steady_clock::now();
+  auto res = download_file({server_.url("/f.bin"), sha256_hex(body_), body_.size()}, dest(), opts_);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_FALSE(res.ok);
+  EXPECT_LT(took, 2.3) << took;  // gave up on its own, before the server closed
+  EXPECT_NE(res.error.find(server_.url("/f.bin")), std::string::npos) << res.error;
+  EXPECT_FALSE(fs::exists(dest()));
 }

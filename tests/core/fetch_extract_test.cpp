@@ -25,6 +25,7 @@ struct Entry {
   std::string symlink;     // non-empty: a symlink to this
   std::string hardlink;    // non-empty: a hard link to this entry path
   bool dir = false;
+  bool fifo = false;
 };
 
 enum class Kind { TarGz, Zip };
@@ -41,7 +42,10 @@ void write_archive(const fs::path& out, Kind kind, const std::vector<Entry>& ent
   for (const auto& e : entries) {
     struct archive_entry* en = archive_entry_new();
     archive_entry_set_pathname(en, e.path.c_str());
-    if (e.dir) {
+    if (e.fifo) {
+      archive_entry_set_filetype(en, AE_IFIFO);
+      archive_entry_set_perm(en, 0644);
+    } else if (e.dir) {
       archive_entry_set_filetype(en, AE_IFDIR);
       archive_entry_set_perm(en, 0755);
     } else if (!e.symlink.empty()) {
@@ -240,4 +244,12 @@ TEST_F(ExtractTest, GunzipDecompressesAndRefusesCorruptData) {
   EXPECT_FALSE(bad.ok);
   EXPECT_FALSE(fs::exists(base_ / "data" / "y"));
   EXPECT_FALSE(fs::exists(base_ / "data" / "y.tmp"));
+}
+
+TEST_F(ExtractTest, FifoEntryIsRefused) {
+  fs::path arc = base_ / "fifo.tar.gz";
+  Entry fifo{"pipe"};
+  fifo.fifo = true;
+  write_archive(arc, Kind::TarGz, {{"ok.txt", "fine"}, fifo});
+  expect_refused_cleanly(extract_archive(arc.string(), target().string()), "FIFO");
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -29,6 +30,7 @@ struct Route {
   int drops = 1;           // how many responses are cut this way (then served whole)
   bool honor_range = true; // false: answer 200 with the whole body even to Range requests
   int status = 200;        // != 200: answer this status with a short text body
+  int stall_ms = 0;        // with drop_after: stay silent this long before closing (a stalled peer)
 };
 
 struct RequestLog {
@@ -162,6 +164,7 @@ class LocalHttpServer {
     if (!send_all(c, resp.data(), resp.size())) return;
     std::size_t send_n = cut ? std::min<std::size_t>(n, static_cast<std::size_t>(route.drop_after)) : n;
     send_all(c, body.data() + start, send_n);
+    if (cut && route.stall_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(route.stall_ms));
   }
 
   int fd_ = -1;

@@ -28,6 +28,12 @@ struct Entry {
   bool fifo = false;
 };
 
+Entry file(std::string path, std::string content) { return {std::move(path), std::move(content), "", "", false, false}; }
+Entry slink(std::string path, std::string to) { return {std::move(path), "", std::move(to), "", false, false}; }
+Entry hlink(std::string path, std::string to) { return {std::move(path), "", "", std::move(to), false, false}; }
+Entry directory(std::string path) { return {std::move(path), "", "", "", true, false}; }
+Entry fifo(std::string path) { return {std::move(path), "", "", "", false, true}; }
+
 enum class Kind { TarGz, Zip };
 
 void write_archive(const fs::path& out, Kind kind, const std::vector<Entry>& entries) {
@@ -124,8 +130,8 @@ TEST(ExtractPaths, UnsafeNamesAndLinkTargetsAreRecognised) {
 TEST_F(ExtractTest, GoodTarGzExtractsWithInsideSymlink) {
   fs::path arc = base_ / "good.tar.gz";
   write_archive(arc, Kind::TarGz,
-                {{"top", "", "", "", true}, {"top/a.txt", "alpha"}, {"top/sub/b.txt", "beta"},
-                 {"top/link", "", "sub/b.txt"}, {"top/hard", "", "", "top/a.txt"}});
+                {directory("top"), file("top/a.txt", "alpha"), file("top/sub/b.txt", "beta"),
+                 slink("top/link", "sub/b.txt"), hlink("top/hard", "top/a.txt")});
   auto r = extract_archive(arc.string(), target().string());
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(slurp(target() / "top/a.txt"), "alpha");
@@ -137,8 +143,8 @@ TEST_F(ExtractTest, GoodTarGzExtractsWithInsideSymlink) {
 
 TEST_F(ExtractTest, GoodZipExtractsWithStrippedTopDirectory) {
   fs::path arc = base_ / "good.zip";
-  write_archive(arc, Kind::Zip, {{"wikitext-2/", "", "", "", true}, {"wikitext-2/wiki.train.tokens", "the cat"},
-                                 {"wikitext-2/wiki.valid.tokens", "a dog"}});
+  write_archive(arc, Kind::Zip, {directory("wikitext-2/"), file("wikitext-2/wiki.train.tokens", "the cat"),
+                                 file("wikitext-2/wiki.valid.tokens", "a dog")});
   ExtractOptions o;
   o.strip_components = 1;
   auto r = extract_archive(arc.string(), target().string(), o);
@@ -150,26 +156,26 @@ TEST_F(ExtractTest, GoodZipExtractsWithStrippedTopDirectory) {
 
 TEST_F(ExtractTest, PathTraversalIsRefused) {
   fs::path arc = base_ / "evil.tar.gz";
-  write_archive(arc, Kind::TarGz, {{"ok.txt", "fine"}, {"../evil", "pwned"}, {"../../outside/evil", "pwned"}});
+  write_archive(arc, Kind::TarGz, {file("ok.txt", "fine"), file("../evil", "pwned"), file("../../outside/evil", "pwned")});
   expect_refused_cleanly(extract_archive(arc.string(), target().string()), "\"..\" path component");
   EXPECT_FALSE(fs::exists(base_ / "evil"));
 }
 
 TEST_F(ExtractTest, AbsolutePathIsRefused) {
   fs::path arc = base_ / "abs.tar.gz";
-  write_archive(arc, Kind::TarGz, {{"ok.txt", "fine"}, {(base_ / "outside" / "abs").string(), "pwned"}});
+  write_archive(arc, Kind::TarGz, {file("ok.txt", "fine"), file((base_ / "outside" / "abs").string(), "pwned")});
   expect_refused_cleanly(extract_archive(arc.string(), target().string()), "absolute path");
 }
 
 TEST_F(ExtractTest, SymlinkEscapingTheTargetThenWriteThroughItIsRefused) {
   fs::path arc = base_ / "link.tar.gz";
-  write_archive(arc, Kind::TarGz, {{"esc", "", "../../outside"}, {"esc/pwned", "pwned"}});
+  write_archive(arc, Kind::TarGz, {slink("esc", "../../outside"), file("esc/pwned", "pwned")});
   expect_refused_cleanly(extract_archive(arc.string(), target().string()), "outside the extraction directory");
 }
 
 TEST_F(ExtractTest, AbsoluteSymlinkIsRefused) {
   fs::path arc = base_ / "abslink.zip";
-  write_archive(arc, Kind::Zip, {{"esc", "", (base_ / "outside").string()}, {"esc/pwned", "pwned"}});
+  write_archive(arc, Kind::Zip, {slink("esc", (base_ / "outside").string()), file("esc/pwned", "pwned")});
   expect_refused_cleanly(extract_archive(arc.string(), target().string()), "absolute path");
 }
 
@@ -177,13 +183,13 @@ TEST_F(ExtractTest, WritingThroughAnInsideSymlinkIsRefused) {
   // "a" -> "." is harmless alone, but "a/l" -> "../x" would then resolve
   // outside: any entry under a symlinked directory is refused.
   fs::path arc = base_ / "chain.tar.gz";
-  write_archive(arc, Kind::TarGz, {{"a", "", "."}, {"a/l", "", "../outside"}, {"a/l/pwned", "pwned"}});
+  write_archive(arc, Kind::TarGz, {slink("a", "."), slink("a/l", "../outside"), file("a/l/pwned", "pwned")});
   expect_refused_cleanly(extract_archive(arc.string(), target().string()), "goes through the symlink a");
 }
 
 TEST_F(ExtractTest, HardLinkOutsideIsRefused) {
   fs::path arc = base_ / "hard.tar.gz";
-  write_archive(arc, Kind::TarGz, {{"h", "", "", "../outside/secret"}});
+  write_archive(arc, Kind::TarGz, {hlink("h", "../outside/secret")});
   expect_refused_cleanly(extract_archive(arc.string(), target().string()), "hard link target");
 }
 
@@ -191,7 +197,7 @@ TEST_F(ExtractTest, TruncatedArchiveLeavesNothingBehind) {
   fs::path arc = base_ / "cut.tar.gz";
   std::string big(300000, 'x');
   for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>((i * 2654435761u) >> 13);
-  write_archive(arc, Kind::TarGz, {{"first.txt", "one"}, {"big.bin", big}});
+  write_archive(arc, Kind::TarGz, {file("first.txt", "one"), file("big.bin", big)});
   fs::resize_file(arc, fs::file_size(arc) / 2);
   auto r = extract_archive(arc.string(), target().string());
   expect_refused_cleanly(r, "extract " + arc.string());
@@ -201,7 +207,7 @@ TEST_F(ExtractTest, ExistingTargetIsLeftUntouched) {
   fs::create_directories(target());
   std::ofstream(target() / "mine.txt") << "keep";
   fs::path arc = base_ / "good.tar.gz";
-  write_archive(arc, Kind::TarGz, {{"a.txt", "alpha"}});
+  write_archive(arc, Kind::TarGz, {file("a.txt", "alpha")});
   auto r = extract_archive(arc.string(), target().string());
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("already exists"), std::string::npos) << r.error;
@@ -212,7 +218,7 @@ TEST_F(ExtractTest, ExistingTargetIsLeftUntouched) {
 
 TEST_F(ExtractTest, ContentOverTheLimitIsRefused) {
   fs::path arc = base_ / "bomb.tar.gz";
-  write_archive(arc, Kind::TarGz, {{"zeros.bin", std::string(1 << 20, '\0')}});
+  write_archive(arc, Kind::TarGz, {file("zeros.bin", std::string(1 << 20, '\0'))});
   ExtractOptions o;
   o.max_bytes = 1000;
   expect_refused_cleanly(extract_archive(arc.string(), target().string(), o), "exceeds the limit");
@@ -248,8 +254,6 @@ TEST_F(ExtractTest, GunzipDecompressesAndRefusesCorruptData) {
 
 TEST_F(ExtractTest, FifoEntryIsRefused) {
   fs::path arc = base_ / "fifo.tar.gz";
-  Entry fifo{"pipe"};
-  fifo.fifo = true;
-  write_archive(arc, Kind::TarGz, {{"ok.txt", "fine"}, fifo});
+  write_archive(arc, Kind::TarGz, {file("ok.txt", "fine"), fifo("pipe")});
   expect_refused_cleanly(extract_archive(arc.string(), target().string()), "FIFO");
 }

@@ -22,7 +22,8 @@ double perf_of_rates(const std::vector<double>& rates);
 nlohmann::json compute_stats(const std::vector<double>& values);
 
 // Parses JSON text, accepting Python's bare NaN/Infinity/-Infinity tokens
-// (read as null). Throws nlohmann::json::parse_error on malformed text.
+// (read as null). Throws nlohmann::json::parse_error on malformed text and
+// nlohmann::json::out_of_range for a number beyond double (e.g. 1e999).
 nlohmann::json parse_json_lenient(const std::string& text);
 
 // Reads and parses a JSON file (lenient). Throws std::runtime_error naming

@@ -100,6 +100,8 @@ Profile parse_profile(const std::string& text, const std::string& path) {
     auto p = w.find("syntax error");
     std::string detail = p == std::string::npos ? w : w.substr(p);
     throw ProfileError(fmt::format("{}:{}:{}: parse error: {} — fix the JSON", path, line, col, detail));
+  } catch (const nlohmann::json::exception& e) {  // out_of_range 406: a number beyond double (found by fuzz_profile)
+    throw ProfileError(fmt::format("{}: {} — fix the JSON", path, e.what()));
   }
   if (!doc.is_object())
     throw ProfileError(fmt::format("{}: a profile must be a JSON object of tests", path));

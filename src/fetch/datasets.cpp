@@ -1,0 +1,166 @@
+#include "fetch/datasets.hpp"
+
+#include <chrono>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace milabench::fetch {
+namespace fs = std::filesystem;
+
+const DatasetSource* find_dataset_source(const std::string& name) {
+  std::string key = name;
+  const std::string prefix = "milarun.datasets:";
+  if (key.rfind(prefix, 0) == 0) key = key.substr(prefix.size());
+  for (const auto& s : dataset_sources())
+    if (s.name == key) return &s;
+  return nullptr;
+}
+
+namespace {
+
+std::string known_names() {
+  std::string out;
+  for (const auto& s : dataset_sources()) out += (out.empty() ? "" : ", ") + s.name;
+  return out;
+}
+
+std::uint64_t size_or_zero(const fs::path& p) {
+  std::error_code ec;
+  auto n = fs::file_size(p, ec);
+  return ec ? 0 : n;
+}
+
+std::string utc_now() {
+  std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Unpacks one downloaded file into `staging`/<subdir>. Returns "" or one error line.
+std::string unpack(const SourceFile& f, const fs::path& cached, const fs::path& staging, std::uint64_t max_bytes) {
+  fs::path into = f.subdir.empty() ? staging : staging / f.subdir;
+  fs::create_directories(into);
+  ExtractResult r;
+  switch (f.unpack) {
+    case Unpack::Keep:
+      fs::copy_file(cached, into / f.filename);
+      return "";
+    case Unpack::Gunzip: {
+      std::string name = f.filename;
+      if (name.size() > 3 && name.compare(name.size() - 3, 3, ".gz") == 0) name.resize(name.size() - 3);
+      r = gunzip_file(cached.string(), (into / name).string(), max_bytes);
+      break;
+    }
+    case Unpack::Extract: {
+      ExtractOptions o;
+      o.strip_components = f.strip_components;
+      o.max_bytes = max_bytes;  // a decompression bomb stops here
+      r = extract_into(cached.string(), into.string(), o);
+      break;
+    }
+  }
+  return r.ok ? "" : r.error;
+}
+
+}  // namespace
+
+int download_dataset_from(const DatasetSource& src, const std::string& dataroot, const DownloadOptions& options,
+                          std::ostream& out, std::ostream& err) {
+  const fs::path root(dataroot);
+  const fs::path final_dir = root / src.dir;
+  const fs::path cache = root / ".downloads" / src.dir;
+  std::error_code ec;
+  if (fs::exists(final_dir / kProvenanceFile, ec)) {
+    out << fmt::format("{}: already downloaded in {} (remove it to download again)\n", src.name, final_dir.string());
+    return 0;
+  }
+  if (fs::exists(fs::symlink_status(final_dir, ec))) {
+    err << fmt::format("milarun dataset {} --download: {} already exists and was not made by --download "
+                       "(synthetic data?); move it aside to download the real data\n",
+                       src.name, final_dir.string());
+    return 2;
+  }
+  fs::path staging;
+  try {
+    fs::create_directories(cache);
+    // Space for the unpacked dataset plus what is still to be fetched.
+    std::uint64_t need = src.disk_bytes + options.reserve_bytes;
+    for (const auto& f : src.files) {
+      std::uint64_t have = size_or_zero(cache / f.filename);
+      if (!have) have = size_or_zero(cache / (f.filename + ".part"));
+      if (f.remote.size > have) need += f.remote.size - have;
+    }
+    DiskSpace& disk = options.disk ? *options.disk : system_disk_space();
+    std::uint64_t avail = disk.available_bytes(root.string());
+    if (avail < need) {
+      err << fmt::format("milarun dataset {} --download: not enough disk space in {}: need {}, {} free; "
+                         "free some space or choose another data root (-d)\n",
+                         src.name, root.string(), human_bytes(need), human_bytes(avail));
+      return 1;
+    }
+
+    nlohmann::ordered_json files = nlohmann::ordered_json::array();
+    int unverified = 0;
+    for (const auto& f : src.files) {
+      out << fmt::format("{}: fetching {}\n", src.name, f.remote.url);
+      DownloadResult d = download_file(f.remote, (cache / f.filename).string(), options);
+      if (!d.ok) {
+        err << d.error << "\n";
+        return 1;
+      }
+      if (!d.verified) ++unverified;
+      out << fmt::format("{}: {} {} sha256 {} ({})\n", src.name, f.filename, human_bytes(d.bytes), d.sha256,
+                         d.verified ? "verified" : "unverified: no published hash in the table, recorded");
+      files.push_back({{"url", f.remote.url}, {"file", f.filename}, {"bytes", d.bytes}, {"sha256", d.sha256},
+                       {"verified", d.verified}});
+    }
+
+    staging = make_sibling_temp_dir(final_dir.string(), "download");
+    for (const auto& f : src.files) {
+      out << fmt::format("{}: unpacking {}\n", src.name, f.filename);
+      // Unpacked content beyond twice the dataset's known size is refused.
+      if (auto e = unpack(f, cache / f.filename, staging, 2 * src.disk_bytes + (16ull << 20)); !e.empty()) {
+        fs::remove_all(staging, ec);
+        err << e << "\n";
+        return 1;
+      }
+    }
+    nlohmann::ordered_json prov = {{"dataset", src.name}, {"source", "download"}, {"downloaded_at", utc_now()},
+                                   {"files", files}};
+    if (!src.note.empty()) prov["note"] = src.note;
+    std::ofstream(staging / kProvenanceFile) << prov.dump(2) << "\n";
+    fs::rename(staging, final_dir);
+    staging.clear();
+    fs::remove_all(cache, ec);  // the archives are no longer needed once unpacked
+    fs::remove(root / ".downloads", ec);  // only when no other dataset's download is pending there
+    out << fmt::format("{}: installed in {}{}\n", src.name, final_dir.string(),
+                       unverified ? fmt::format(" ({} file(s) unverified, hashes recorded in {})", unverified,
+                                                kProvenanceFile)
+                                  : "");
+    return 0;
+  } catch (const std::exception& e) {
+    if (!staging.empty()) fs::remove_all(staging, ec);
+    err << fmt::format("milarun dataset {} --download: {}\n", src.name, e.what());
+    return 1;
+  }
+}
+
+int download_dataset(const std::string& name, const std::string& dataroot, std::ostream& out, std::ostream& err) {
+  const DatasetSource* src = find_dataset_source(name);
+  if (!src) {
+    err << fmt::format("milarun dataset {} --download: no download source for this dataset (known: {}); "
+                       "other datasets are generated locally\n",
+                       name, known_names());
+    return 2;
+  }
+  return download_dataset_from(*src, dataroot, DownloadOptions{}, out, err);
+}
+
+}  // namespace milabench::fetch

@@ -1,0 +1,275 @@
+#include "fetch/extract.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace milabench::fetch {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Path components without empty and "." ones ("./a//b" -> {a, b}).
+std::vector<std::string> components(const std::string& p) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i <= p.size()) {
+    std::size_t j = p.find('/', i);
+    if (j == std::string::npos) j = p.size();
+    std::string c = p.substr(i, j - i);
+    if (!c.empty() && c != ".") out.push_back(c);
+    i = j + 1;
+  }
+  return out;
+}
+
+std::string join(const std::vector<std::string>& c, std::size_t from) {
+  std::string out;
+  for (std::size_t i = from; i < c.size(); ++i) out += (out.empty() ? "" : "/") + c[i];
+  return out;
+}
+
+bool is_symlink_at(const fs::path& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+// RAII owners of libarchive handles.
+struct Reader {
+  struct archive* a = archive_read_new();
+  ~Reader() { archive_read_free(a); }
+};
+struct Writer {
+  struct archive* a = archive_write_disk_new();
+  ~Writer() { archive_write_free(a); }
+};
+
+std::string err_of(struct archive* a) {
+  const char* s = archive_error_string(a);
+  return s ? s : "unknown libarchive error";
+}
+
+ExtractResult refuse(ExtractResult r, const std::string& archive, const std::string& entry, const std::string& why) {
+  r.ok = false;
+  r.error = entry.empty() ? fmt::format("extract {}: {}", archive, why)
+                          : fmt::format("extract {}: entry \"{}\" refused: {}; the archive is unsafe or corrupt "
+                                        "(delete it and download again)",
+                                        archive, entry, why);
+  return r;
+}
+
+// Every symlink under `root` must resolve (lexically and through other links) inside it.
+std::string escaping_symlink(const fs::path& root) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_symlink(ec)) continue;
+    fs::path resolved = fs::weakly_canonical(it->path().parent_path() / fs::read_symlink(it->path(), ec), ec);
+    auto rel = resolved.lexically_relative(root);
+    if (ec || rel.empty() || *rel.begin() == "..")
+      return fs::relative(it->path(), root).string();
+  }
+  return ec ? "(cannot walk the extracted tree: " + ec.message() + ")" : "";
+}
+
+}  // namespace
+
+std::string unsafe_entry_path(const std::string& path) {
+  if (path.empty()) return "empty path";
+  if (path[0] == '/') return "absolute path";
+  for (const auto& c : components(path))
+    if (c == "..") return "\"..\" path component";
+  return "";
+}
+
+std::string unsafe_link_target(const std::string& link, const std::string& target) {
+  if (target.empty()) return "empty link target";
+  if (target[0] == '/') return "link to an absolute path";
+  auto parts = components(link);
+  if (!parts.empty()) parts.pop_back();  // the link's own name
+  for (const auto& c : components(target)) {
+    if (c != "..") {
+      parts.push_back(c);
+    } else if (parts.empty()) {
+      return "link points outside the extraction directory";
+    } else {
+      parts.pop_back();
+    }
+  }
+  return "";
+}
+
+std::string make_sibling_temp_dir(const std::string& target, const std::string& tag) {
+  fs::path t = fs::path(target).lexically_normal();
+  if (t.filename().empty()) t = t.parent_path();
+  fs::path parent = t.parent_path().empty() ? fs::path(".") : t.parent_path();
+  fs::create_directories(parent);
+  std::string tmpl = (parent / ("." + t.filename().string() + "." + tag + "-XXXXXX")).string();
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  if (!::mkdtemp(buf.data()))
+    throw std::runtime_error(fmt::format("cannot create a temporary directory in {}: {}", parent.string(),
+                                         std::strerror(errno)));
+  return buf.data();
+}
+
+ExtractResult extract_into(const std::string& archive, const std::string& dir, const ExtractOptions& opt) {
+  ExtractResult r;
+  std::error_code ec;
+  const fs::path root = fs::canonical(dir, ec);  // no symlink left in the prefix for SECURE_SYMLINKS
+  if (ec) return refuse(r, archive, "", fmt::format("extraction directory {}: {}", dir, ec.message()));
+
+  Reader in;
+  Writer out;
+  archive_read_support_filter_all(in.a);
+  archive_read_support_format_tar(in.a);
+  archive_read_support_format_gnutar(in.a);
+  archive_read_support_format_zip(in.a);
+  archive_write_disk_set_options(out.a, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
+                                            ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+  // Entry names are made absolute below (root + checked relative path), so
+  // ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS cannot be set; unsafe_entry_path
+  // refuses absolute names before that happens.
+  if (archive_read_open_filename(in.a, archive.c_str(), 1 << 16) != ARCHIVE_OK)
+    return refuse(r, archive, "", err_of(in.a) + "; delete it and download again");
+
+  for (;;) {
+    struct archive_entry* e = nullptr;
+    int rc = archive_read_next_header(in.a, &e);
+    if (rc == ARCHIVE_EOF) break;
+    if (rc < ARCHIVE_WARN) return refuse(r, archive, "", "corrupt archive: " + err_of(in.a) + "; delete it and download again");
+    const char* raw = archive_entry_pathname(e);
+    if (!raw) raw = archive_entry_pathname_utf8(e);
+    const std::string name = raw ? raw : "";
+    if (auto why = unsafe_entry_path(name); !why.empty()) return refuse(r, archive, name, why);
+    auto comps = components(name);
+    if (static_cast<int>(comps.size()) <= opt.strip_components) continue;  // a stripped leading directory
+    const std::string rel = join(comps, opt.strip_components);
+
+    std::string parent;
+    for (std::size_t i = opt.strip_components; i + 1 < comps.size(); ++i) {
+      parent += (parent.empty() ? "" : "/") + comps[i];
+      if (is_symlink_at(root / parent)) return refuse(r, archive, name, "it goes through the symlink " + parent);
+    }
+    if (const char* hl = archive_entry_hardlink(e)) {
+      if (auto why = unsafe_entry_path(hl); !why.empty()) return refuse(r, archive, name, "hard link target: " + why);
+      auto hc = components(hl);
+      if (static_cast<int>(hc.size()) <= opt.strip_components)
+        return refuse(r, archive, name, "hard link to a stripped directory");
+      fs::path dest = root / join(hc, opt.strip_components);
+      if (is_symlink_at(dest)) return refuse(r, archive, name, "hard link to a symlink");
+      archive_entry_set_hardlink(e, dest.c_str());
+    } else {
+      switch (archive_entry_filetype(e)) {
+        case AE_IFREG:
+        case AE_IFDIR:
+          break;
+        case AE_IFLNK: {
+          const char* t = archive_entry_symlink(e);
+          if (auto why = unsafe_link_target(rel, t ? t : ""); !why.empty()) return refuse(r, archive, name, why);
+          break;
+        }
+        default:
+          return refuse(r, archive, name, "device, FIFO or socket entries are not allowed");
+      }
+    }
+    mode_t perm = archive_entry_perm(e);
+    archive_entry_set_perm(e, archive_entry_filetype(e) == AE_IFDIR || (perm & 0111) ? 0755 : 0644);
+    archive_entry_set_pathname(e, (root / rel).c_str());
+
+    if (archive_write_header(out.a, e) < ARCHIVE_WARN) return refuse(r, archive, name, err_of(out.a));
+    const void* buf = nullptr;
+    size_t size = 0;
+    la_int64_t offset = 0;
+    while ((rc = archive_read_data_block(in.a, &buf, &size, &offset)) == ARCHIVE_OK) {
+      r.bytes += size;
+      if (opt.max_bytes && r.bytes > opt.max_bytes)
+        return refuse(r, archive, name, fmt::format("content exceeds the limit of {} bytes", opt.max_bytes));
+      if (archive_write_data_block(out.a, buf, size, offset) < ARCHIVE_WARN)
+        return refuse(r, archive, name, "write failed: " + err_of(out.a));
+    }
+    if (rc < ARCHIVE_WARN) return refuse(r, archive, name, "corrupt data: " + err_of(in.a));
+    if (archive_write_finish_entry(out.a) < ARCHIVE_WARN) return refuse(r, archive, name, err_of(out.a));
+    ++r.entries;
+  }
+  if (archive_write_close(out.a) < ARCHIVE_WARN) return refuse(r, archive, "", err_of(out.a));
+  if (auto bad = escaping_symlink(root); !bad.empty())
+    return refuse(r, archive, bad, "symlink resolves outside the extraction directory");
+  r.ok = true;
+  return r;
+}
+
+ExtractResult extract_archive(const std::string& archive, const std::string& target, const ExtractOptions& opt) {
+  ExtractResult r;
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(target, ec)))
+    return refuse(r, archive, "", fmt::format("{} already exists; remove it to extract again", target));
+  std::string tmp;
+  try {
+    tmp = make_sibling_temp_dir(target, "extract");
+  } catch (const std::exception& e) {
+    return refuse(r, archive, "", e.what());
+  }
+  r = extract_into(archive, tmp, opt);
+  if (r.ok) {
+    fs::rename(tmp, target, ec);
+    if (ec) r = refuse(r, archive, "", fmt::format("cannot rename {} to {}: {}", tmp, target, ec.message()));
+  }
+  if (!r.ok) fs::remove_all(tmp, ec);
+  return r;
+}
+
+ExtractResult gunzip_file(const std::string& src, const std::string& dest, std::uint64_t max_bytes) {
+  ExtractResult r;
+  Reader in;
+  archive_read_support_filter_gzip(in.a);
+  archive_read_support_format_raw(in.a);
+  struct archive_entry* e = nullptr;
+  if (archive_read_open_filename(in.a, src.c_str(), 1 << 16) != ARCHIVE_OK ||
+      archive_read_next_header(in.a, &e) != ARCHIVE_OK)
+    return refuse(r, src, "", err_of(in.a) + "; delete it and download again");
+  if (archive_filter_code(in.a, 0) != ARCHIVE_FILTER_GZIP)
+    return refuse(r, src, "", "not a gzip file; delete it and download again");
+  const std::string tmp = dest + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) return refuse(r, src, "", fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
+  char buf[1 << 16];
+  la_ssize_t n;
+  bool write_failed = false;
+  while ((n = archive_read_data(in.a, buf, sizeof buf)) > 0) {
+    r.bytes += static_cast<std::uint64_t>(n);
+    if ((max_bytes && r.bytes > max_bytes) || std::fwrite(buf, 1, n, f) != static_cast<size_t>(n)) {
+      write_failed = true;
+      break;
+    }
+  }
+  bool close_failed = std::fclose(f) != 0;
+  std::error_code ec;
+  if (n < 0 || write_failed || close_failed) {
+    fs::remove(tmp, ec);
+    if (n < 0) return refuse(r, src, "", "corrupt gzip data: " + err_of(in.a) + "; delete it and download again");
+    if (max_bytes && r.bytes > max_bytes)
+      return refuse(r, src, "", fmt::format("decompressed content exceeds the limit of {} bytes", max_bytes));
+    return refuse(r, src, "", fmt::format("writing {} failed; free some disk space", tmp));
+  }
+  fs::rename(tmp, dest, ec);
+  if (ec) {
+    fs::remove(tmp, ec);
+    return refuse(r, src, "", fmt::format("cannot rename {} to {}", tmp, dest));
+  }
+  r.entries = 1;
+  r.ok = true;
+  return r;
+}
+
+}  // namespace milabench::fetch

@@ -1,0 +1,173 @@
+// `milarun dataset NAME --download` end to end against a local server, and
+// the table of the original datasets.
+#include <gtest/gtest.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "fetch/datasets.hpp"
+#include "fetch/sha256.hpp"
+#include "local_http_server.hpp"
+
+namespace fs = std::filesystem;
+using namespace milabench::fetch;
+using milabench::testing::LocalHttpServer;
+
+namespace {
+
+// A gzip-compressed tar (or a bare .gz when `raw`) in memory.
+std::string make_gz(const std::vector<std::pair<std::string, std::string>>& files, bool raw) {
+  std::vector<char> buf(1 << 20);
+  size_t used = 0;
+  struct archive* a = archive_write_new();
+  raw ? archive_write_set_format_raw(a) : archive_write_set_format_pax_restricted(a);
+  archive_write_add_filter_gzip(a);
+  archive_write_open_memory(a, buf.data(), buf.size(), &used);
+  for (const auto& [path, content] : files) {
+    struct archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, path.c_str());
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, static_cast<la_int64_t>(content.size()));
+    archive_write_header(a, e);
+    archive_write_data(a, content.data(), content.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  return std::string(buf.data(), used);
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+class DatasetDownloadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string tmpl = (fs::temp_directory_path() / "fetch-ds-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
+    root_ = tmpl;
+    opts_.connect_timeout_s = 5;
+    opts_.stall_timeout_s = 5;
+    opts_.max_time_s = 20;
+    opts_.retry_wait_s = 0;
+    opts_.attempts = 1;
+    opts_.reserve_bytes = 0;
+    tarball_ = make_gz({{"tiny/images/a.txt", "image a"}, {"tiny/labels.txt", "1 2 3"}}, false);
+    idx_gz_ = make_gz({{"idx", std::string(1000, '\x07')}}, true);
+    server_.add("/tiny.tar.gz", {tarball_});
+    server_.add("/labels.gz", {idx_gz_});
+    src_.name = "tiny";
+    src_.dir = "tiny";
+    src_.disk_bytes = 4096;
+    src_.files = {{{server_.url("/tiny.tar.gz"), sha256_hex(tarball_), tarball_.size()}, "tiny.tar.gz",
+                   Unpack::Extract, "", 1},
+                  {{server_.url("/labels.gz"), "", 0}, "labels-idx1-ubyte.gz", Unpack::Gunzip, "raw", 0}};
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  std::vector<std::string> entries() const {
+    std::vector<std::string> out;
+    for (const auto& e : fs::directory_iterator(root_)) out.push_back(e.path().filename().string());
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  fs::path root_;
+  DownloadOptions opts_;
+  LocalHttpServer server_;
+  DatasetSource src_;
+  std::string tarball_, idx_gz_;
+};
+
+}  // namespace
+
+TEST_F(DatasetDownloadTest, InstallsVerifiesAndRecordsProvenance) {
+  std::ostringstream out, err;
+  ASSERT_EQ(download_dataset_from(src_, root_.string(), opts_, out, err), 0) << err.str();
+  EXPECT_EQ(slurp(root_ / "tiny/images/a.txt"), "image a");
+  EXPECT_EQ(slurp(root_ / "tiny/labels.txt"), "1 2 3");
+  EXPECT_EQ(slurp(root_ / "tiny/raw/labels-idx1-ubyte"), std::string(1000, '\x07'));
+  auto prov = nlohmann::json::parse(slurp(root_ / "tiny" / kProvenanceFile));
+  EXPECT_EQ(prov["source"], "download");
+  ASSERT_EQ(prov["files"].size(), 2u);
+  EXPECT_EQ(prov["files"][0]["verified"], true);
+  EXPECT_EQ(prov["files"][1]["verified"], false);
+  EXPECT_EQ(prov["files"][1]["sha256"], sha256_hex(idx_gz_));
+  EXPECT_NE(out.str().find("unverified"), std::string::npos) << out.str();
+  EXPECT_EQ(entries(), std::vector<std::string>{"tiny"});  // cache and staging are gone
+
+  std::ostringstream out2, err2;
+  EXPECT_EQ(download_dataset_from(src_, root_.string(), opts_, out2, err2), 0);
+  EXPECT_NE(out2.str().find("already downloaded"), std::string::npos);
+  EXPECT_EQ(server_.requests().size(), 2u);
+}
+
+TEST_F(DatasetDownloadTest, MaliciousArchiveInstallsNothing) {
+  std::string evil = make_gz({{"tiny/ok.txt", "ok"}, {"../../escaped.txt", "pwned"}}, false);
+  server_.add("/evil.tar.gz", {evil});
+  src_.files[0].remote = {server_.url("/evil.tar.gz"), sha256_hex(evil), evil.size()};
+  std::ostringstream out, err;
+  EXPECT_EQ(download_dataset_from(src_, root_.string(), opts_, out, err), 1);
+  EXPECT_NE(err.str().find("refused"), std::string::npos) << err.str();
+  EXPECT_FALSE(fs::exists(root_ / "tiny"));
+  EXPECT_FALSE(fs::exists(root_.parent_path() / "escaped.txt"));
+  EXPECT_EQ(entries(), std::vector<std::string>{".downloads"});  // no staging directory left
+}
+
+TEST_F(DatasetDownloadTest, NotEnoughSpaceForTheUnpackedDatasetStopsFirst) {
+  struct Tiny : DiskSpace {
+    std::uint64_t available_bytes(const std::string&) override { return 100; }
+  } disk;
+  opts_.disk = &disk;
+  std::ostringstream out, err;
+  EXPECT_EQ(download_dataset_from(src_, root_.string(), opts_, out, err), 1);
+  EXPECT_NE(err.str().find("not enough disk space"), std::string::npos) << err.str();
+  EXPECT_TRUE(server_.requests().empty());
+  EXPECT_FALSE(fs::exists(root_ / "tiny"));
+}
+
+TEST_F(DatasetDownloadTest, DirectoryInTheWayIsNotTouched) {
+  fs::create_directories(root_ / "tiny");
+  std::ofstream(root_ / "tiny" / "synthetic.bin") << "generated";
+  std::ostringstream out, err;
+  EXPECT_EQ(download_dataset_from(src_, root_.string(), opts_, out, err), 2);
+  EXPECT_NE(err.str().find("move it aside"), std::string::npos) << err.str();
+  EXPECT_EQ(slurp(root_ / "tiny" / "synthetic.bin"), "generated");
+}
+
+TEST(DatasetTable, NamesUrlsAndHashesAreWellFormed) {
+  std::set<std::string> names;
+  for (const auto& s : dataset_sources()) {
+    EXPECT_TRUE(names.insert(s.name).second) << s.name;
+    EXPECT_FALSE(s.files.empty()) << s.name;
+    EXPECT_GT(s.disk_bytes, 0u) << s.name;
+    for (const auto& f : s.files) {
+      EXPECT_TRUE(f.remote.url.rfind("http://", 0) == 0 || f.remote.url.rfind("https://", 0) == 0) << f.remote.url;
+      EXPECT_TRUE(f.remote.sha256.empty() || is_sha256_hex(f.remote.sha256)) << f.remote.url;
+      EXPECT_EQ(unsafe_entry_path(f.filename), "") << f.filename;
+    }
+  }
+  for (const char* n : {"mnist", "bsds500", "wikitext-2", "ml-20m", "coco", "wmt16"})
+    EXPECT_NE(find_dataset_source(n), nullptr) << n;
+  ASSERT_NE(find_dataset_source("milarun.datasets:mnist"), nullptr);
+  for (const auto& f : find_dataset_source("mnist")->files) EXPECT_FALSE(f.remote.sha256.empty());
+}
+
+TEST(DatasetTable, UnknownNameListsTheKnownOnes) {
+  std::ostringstream out, err;
+  EXPECT_EQ(download_dataset("imagenet-2012", "/nonexistent", out, err), 2);
+  EXPECT_NE(err.str().find("known: mnist"), std::string::npos) << err.str();
+  EXPECT_EQ(err.str().find('\n'), err.str().size() - 1);
+}

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/cgroups_cmd.hpp"
 #include "cli/run_cmd.hpp"
 #include "report/report.hpp"
 #include "workloads/workload.hpp"
@@ -117,6 +118,8 @@ int main(int argc, char** argv) {
   rep->add_option("--title", rp.title, "report title");
 
   app.add_subcommand("list", "list the workloads and datasets of this build");
+  CgroupsCmdOptions cg;
+  auto* cgroups = add_cgroups_command(app, cg);
 
   std::vector<std::string> rev(own.rbegin(), own.rend());
   try {
@@ -134,6 +137,7 @@ int main(int argc, char** argv) {
     if (*rr) return rerun(rerun_file, rerun_out, rest);
     if (*sum) return run_summary(sum_dir, sum_out, std::cout, std::cerr);
     if (*rep) return run_report(rp, std::cout, std::cerr);
+    if (*cgroups) return run_cgroups_command(cg, std::cout, std::cerr);
     std::cout << "workloads (name, experiments, count unit, default --max-count):\n";
     for (const auto& w : workload_registry()) {
       std::string ex;

@@ -1,12 +1,14 @@
 #include "results/result_file.hpp"
 
 #include <dirent.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -65,6 +67,26 @@ static std::string proc_field(const std::string& file, const std::string& key) {
     }
   }
   return "";
+}
+
+nlohmann::json isolation_record() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int i = 0; i < CPU_SETSIZE; ++i)
+      if (CPU_ISSET(i, &set)) cpus.push_back(i);
+  nlohmann::json rec;
+  if (const char* env = std::getenv("MILARUN_ISOLATION")) rec = nlohmann::json::parse(env, nullptr, false);
+  if (!rec.is_object() || !rec.contains("kind")) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    rec = {{"kind", static_cast<long>(cpus.size()) < online ? "affinity" : "none"},
+           {"cpus", cpus},
+           {"memory_limit_mb", nullptr}};
+    if (std::getenv("MILARUN_ISOLATION")) rec["reason"] = "MILARUN_ISOLATION is not valid JSON";
+  }
+  rec["cpus_observed"] = cpus;
+  return rec;
 }
 
 double peak_rss_mb() {

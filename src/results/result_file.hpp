@@ -18,6 +18,13 @@ void write_json_atomic(const std::string& path, const nlohmann::json& doc);
 // GPU names (from /proc/driver/nvidia, no CUDA init), kernel.
 nlohmann::json machine_inventory();
 
+// The result's "isolation": the launcher's MILARUN_ISOLATION (JSON, see
+// launch/isolation.hpp) when set and valid, else {"kind": "affinity"} (or
+// "none" when this process may use every online CPU) with this process's
+// CPUs; always with "cpus_observed", this process's affinity now, so a reader
+// can check the confinement took effect. Schema: docs/result-format.md.
+nlohmann::json isolation_record();
+
 // Peak resident set of this process in MiB (VmHWM).
 double peak_rss_mb();
 

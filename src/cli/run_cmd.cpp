@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "measure/rate_meter.hpp"
+#include "monitor/monitor.hpp"
 #include "results/result_file.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
@@ -136,6 +137,8 @@ int run_experiment(const RunOptions& opts) {
   result["gpu_monitor"] = nlohmann::json::object();
   result["metrics"] = nlohmann::json::object();
 
+  Monitor monitor;  // telemetry thread: fills "gpu_monitor" and "monitor" (docs/result-format.md)
+  monitor.start();
   bool ok = true;
   std::string kind;
   try {
@@ -152,6 +155,7 @@ int run_experiment(const RunOptions& opts) {
     if (session.extra().contains("failure_kind")) kind = session.extra()["failure_kind"];
     std::cerr << fmt::format("milarun run {}: failed: {}\n", info->name, what);
   }
+  result.update(monitor.stop(), true);
   result.update(session.extra(), true);
   if (session.extra().contains("metrics")) result["metrics"] = session.extra()["metrics"];
   result["success"] = ok;

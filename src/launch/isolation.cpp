@@ -56,6 +56,9 @@ std::string resolve_isolation(ProcessSpec& spec, const CgroupRoots& roots, Cgrou
     return use_affinity(spec, fmt::format("cgroups not usable here: v1 cpuset+memory not mounted and no cgroup2 "
                                           "mount with those controllers (cgroup2 at \"{}\")",
                                           roots.unified));
+  if (ref.name.find(',') != std::string::npos)
+    return use_affinity(spec, fmt::format("cgroup \"{}\" spans several devices; there is no single group for it",
+                                          ref.name));
   CgroupDirs d = group_dirs(roots, v, ref.name);
   std::string why;
   std::vector<std::string> join;

@@ -18,6 +18,8 @@
 
 #include <fmt/format.h>
 
+#include "monitor/nvml.hpp"
+
 namespace milabench {
 
 std::string result_file_name(const std::string& name, const std::string& job_id, bool failed) {
@@ -106,12 +108,17 @@ nlohmann::json machine_inventory() {
   utsname u{};
   if (uname(&u) == 0) inv["kernel"] = std::string(u.sysname) + " " + u.release;
   nlohmann::json gpus = nlohmann::json::array();
-  if (DIR* d = opendir("/proc/driver/nvidia/gpus")) {
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] == '.') continue;
-      gpus.push_back(proc_field(std::string("/proc/driver/nvidia/gpus/") + e->d_name + "/information", "Model"));
+  Nvml& nvml = Nvml::instance();
+  for (int i = 0, n = nvml.device_count(); i < n; ++i)
+    if (auto g = nvml.info(i)) gpus.push_back(g->name);
+  if (gpus.empty()) {  // no NVML: the driver's /proc entries
+    if (DIR* d = opendir("/proc/driver/nvidia/gpus")) {
+      while (dirent* e = readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        gpus.push_back(proc_field(std::string("/proc/driver/nvidia/gpus/") + e->d_name + "/information", "Model"));
+      }
+      closedir(d);
     }
-    closedir(d);
   }
   inv["gpus"] = gpus;
   return inv;

@@ -15,7 +15,7 @@ std::string result_file_name(const std::string& name, const std::string& job_id,
 void write_json_atomic(const std::string& path, const nlohmann::json& doc);
 
 // Machine inventory for the result: hostname, CPU model, cores, RAM (MiB),
-// GPU names (from /proc/driver/nvidia, no CUDA init), kernel.
+// GPU names (NVML when it loads, else /proc/driver/nvidia; no CUDA init), kernel.
 nlohmann::json machine_inventory();
 
 // The result's "isolation": the launcher's MILARUN_ISOLATION (JSON, see

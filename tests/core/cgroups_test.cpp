@@ -6,13 +6,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "launch/cgroups.hpp"
+#include "launch/devices.hpp"
 #include "launch/isolation.hpp"
 #include "launch/student_groups.hpp"
+#include "suite/jobs.hpp"
 
 using namespace milabench;
 
@@ -262,4 +266,43 @@ TEST(Isolation, FailedJoinFallsBackToAffinityRecordAndSaysSoInLog) {
   std::string log = get(r[0].log_path);
   EXPECT_NE(log.find("could not join cgroup"), std::string::npos) << log;
   EXPECT_NE(log.find(R"({"kind":"affinity"})"), std::string::npos) << log;
+}
+
+TEST(Isolation, JobsWarnsOnceAndEveryProcessGetsItsRecord) {
+  CgroupRoots sys = detect_cgroup_roots();
+  CgroupVersion v = usable_version(sys);
+  if (v != CgroupVersion::None && is_directory(group_dirs(sys, v, "student0").cpuset))
+    GTEST_SKIP() << "this machine has student groups set up; the fallback path cannot be exercised";
+  if (allowed_cpus().size() < 2) GTEST_SKIP() << "needs 2 CPUs for --devices 2";
+  auto dir = tmpdir();
+  std::string prof = dir + "/mini.json";
+  put(prof, R"({"*": {"partition_scheme": {"type": "per-gpu", "cgroup": "cpuset,memory:student{CUDA_VISIBLE_DEVICES}"}},
+               "a": {"experiment": "x"}, "b": {"experiment": "x"}})");
+  // A fake milarun that keeps what the launcher handed it.
+  std::string fake = dir + "/fake.sh";
+  put(fake, "#!/bin/sh\necho \"$MILARUN_ISOLATION\" > \"" + dir + "/iso.$MILARUN_CPU_PARTITION.$$\"\n");
+  ::chmod(fake.c_str(), 0755);
+  JobsOptions o;
+  o.profile = prof;
+  o.dataroot = dir;
+  o.outdir = dir + "/out";
+  o.devices = 2;
+  o.self_exe = fake;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_jobs(o, out, err), 0) << err.str();
+  std::string e = err.str();
+  auto first = e.find("warning: cgroups not used for 4 of 4 processes");
+  EXPECT_NE(first, std::string::npos) << e;
+  EXPECT_EQ(e.find("warning: cgroups", first + 1), std::string::npos) << e;  // one warning
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string n = entry.path().filename().string();
+    if (n.rfind("iso.", 0) != 0) continue;
+    ++files;
+    auto rec = nlohmann::json::parse(get(entry.path().string()));
+    EXPECT_EQ(rec["kind"], "affinity");
+    EXPECT_EQ(rec["cpus"].size(), allowed_cpus().size() / 2);
+    EXPECT_EQ(rec["cgroup_requested"], "cpuset,memory:student" + n.substr(4, 1));
+  }
+  EXPECT_EQ(files, 4);
 }

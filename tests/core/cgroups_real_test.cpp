@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -91,6 +92,7 @@ class RealCgroups : public ::testing::Test {
   }
   void TearDown() override {
     if (!groups_) return;
+    std::filesystem::remove_all("/tmp/" + parent_);  // the children's logs
     for (const auto& line : groups_->teardown()) EXPECT_EQ(line.rfind("kept", 0), std::string::npos) << line;
     EXPECT_FALSE(is_directory(group_dirs(roots_, version_, parent_).cpuset));
   }

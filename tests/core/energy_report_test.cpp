@@ -53,6 +53,12 @@ TEST(EnergyReport, SummaryHasEnergyOnlyFromMeasuredRuns) {
   std::ostringstream out, err;
   ASSERT_EQ(run_report(o, out, err), 0) << err.str();
   EXPECT_NE(out.str().find("J/example"), std::string::npos) << out.str();
+  o.html = (d / "report.html").string();
+  ASSERT_EQ(run_report(o, out, err), 0) << err.str();
+  std::ifstream html(o.html);
+  std::stringstream page;
+  page << html.rdbuf();
+  EXPECT_NE(page.str().find("<th>examples/W</th>"), std::string::npos);
   fs::remove_all(d);
 }
 

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "data/manifest.hpp"
+#include "fetch/datasets.hpp"
 #include "suite/profile.hpp"
 
 namespace milabench {
@@ -63,6 +65,21 @@ int run_dataset_command(const DatasetCommand& cmd, std::ostream& out, std::ostre
     return 2;
   }
   int status = 0;
+  if (cmd.download) {
+    for (const DatasetInfo* d : todo) {
+      int rc = fetch::download_dataset(d->name, root, out, err);
+      if (rc == 0) {
+        try {
+          record_manifest(root, d->name, {{"synthetic", false}, {"source", "download"}});
+        } catch (const std::exception& e) {
+          err << "milarun dataset: " << e.what() << "\n";
+          rc = 1;
+        }
+      }
+      status = std::max(status, rc);
+    }
+    return status;
+  }
   for (const DatasetInfo* d : todo) {
     if (!cmd.options.force && d->present(root)) {
       out << fmt::format("{}: present under {}\n", d->name, root);

@@ -13,9 +13,12 @@ struct DatasetCommand {
   std::string profile;             // also: every dataset a test of this profile names
   std::string dataroot;            // -d (default $MILARUN_DATAROOT)
   DatasetOptions options;          // --scale, --threads, --force
+  bool download = false;           // fetch the real data instead of generating it
 };
 
-// Generates each named dataset that is absent (all of them with --force).
+// Generates each named dataset that is absent (all of them with --force), or
+// with `download` fetches the original's files (verified, resumable, safely
+// extracted: src/fetch) and records them in the MANIFEST as real data.
 // Returns 0 when all are present afterwards, 2 on bad usage (unknown name,
 // no data root, unreadable profile: one line naming it), 1 when a generator
 // failed (its error printed, other datasets still made).

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "cli/cgroups_cmd.hpp"
 #include "cli/dataset_cmd.hpp"
 #include "cli/run_cmd.hpp"
 #include "data/dataset.hpp"
@@ -119,6 +120,7 @@ int main(int argc, char** argv) {
   ds->add_option("--scale", dc.options.scale, "fraction of the real size, in (0, 1]")->capture_default_str();
   ds->add_option("--threads", dc.options.threads, "generator threads (0 = all CPUs)")->capture_default_str();
   ds->add_flag("--force", dc.options.force, "regenerate even when present");
+  ds->add_flag("--download", dc.download, "download the original data (needs network) instead of generating it");
 
   auto* rr = app.add_subcommand("rerun", "re-run the test that produced a result file");
   std::string rerun_file, rerun_out;
@@ -141,6 +143,8 @@ int main(int argc, char** argv) {
   rep->add_option("--title", rp.title, "report title");
 
   app.add_subcommand("list", "list the workloads and datasets of this build");
+  CgroupsCmdOptions cg;
+  auto* cgroups = add_cgroups_command(app, cg);
 
   std::vector<std::string> rev(own.rbegin(), own.rend());
   try {
@@ -177,6 +181,7 @@ int main(int argc, char** argv) {
     if (*rr) return rerun(rerun_file, rerun_out, rest);
     if (*sum) return run_summary(sum_dir, sum_out, std::cout, std::cerr);
     if (*rep) return run_report(rp, std::cout, std::cerr);
+    if (*cgroups) return run_cgroups_command(cg, std::cout, std::cerr);
     std::cout << "workloads (name, experiments, count unit, default --max-count):\n";
     for (const auto& w : workload_registry()) {
       std::string ex;

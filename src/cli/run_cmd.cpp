@@ -15,6 +15,7 @@
 
 #include "measure/progress.hpp"
 #include "measure/rate_meter.hpp"
+#include "monitor/monitor.hpp"
 #include "results/result_file.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
@@ -43,21 +44,12 @@ static nlohmann::json recorded_environ() {
     std::string kv(*e);
     auto eq = kv.find('=');
     std::string k = kv.substr(0, eq);
+    if (k == "MILARUN_ISOLATION") continue;  // recorded, checked, under "isolation"
     if (k.rfind("MILARUN", 0) == 0 || k.rfind("CUDA", 0) == 0 || k.find("NUM_THREADS") != std::string::npos ||
         k.rfind("SLURM", 0) == 0 || k == "OPENBLAS_CORETYPE")
       env[k] = kv.substr(eq + 1);
   }
   return env;
-}
-
-static nlohmann::json cpu_isolation() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  std::vector<int> cpus;
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
-    for (int i = 0; i < CPU_SETSIZE; ++i)
-      if (CPU_ISSET(i, &set)) cpus.push_back(i);
-  return {{"kind", "affinity"}, {"cpus", cpus}, {"memory_limit_mb", nullptr}};
 }
 
 static bool is_dir(const std::string& p) {
@@ -147,11 +139,13 @@ int run_experiment(const RunOptions& opts) {
   result["gpu"] = use_cuda;
   result["device_count"] = use_cuda ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
   result["environ"] = recorded_environ();
-  result["isolation"] = cpu_isolation();
+  result["isolation"] = isolation_record();
   result["arguments"] = args;
   result["gpu_monitor"] = nlohmann::json::object();
   result["metrics"] = nlohmann::json::object();
 
+  Monitor monitor;  // telemetry thread: fills "gpu_monitor" and "monitor" (docs/result-format.md)
+  monitor.start();
   bool ok = true;
   std::string kind;
   try {
@@ -169,6 +163,7 @@ int run_experiment(const RunOptions& opts) {
     if (session.extra().contains("failure_kind")) kind = session.extra()["failure_kind"];
     std::cerr << fmt::format("milarun run {}: failed: {}\n", info->name, what);
   }
+  result.update(monitor.stop(), true);
   result.update(session.extra(), true);
   if (session.extra().contains("metrics")) result["metrics"] = session.extra()["metrics"];
   result["success"] = ok;

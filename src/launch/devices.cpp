@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "monitor/nvml.hpp"
+
 namespace milabench {
 
 std::vector<std::string> visible_gpu_ids(const std::optional<std::string>& cuda_visible,
@@ -38,6 +40,11 @@ std::vector<std::string> visible_gpu_ids(const std::optional<std::string>& cuda_
 
 std::vector<std::string> detect_gpu_ids() {
   const char* v = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (!v && Nvml::instance().available()) {
+    std::vector<std::string> ids;
+    for (int i = 0, n = Nvml::instance().device_count(); i < n; ++i) ids.push_back(std::to_string(i));
+    return ids;
+  }
   return visible_gpu_ids(v ? std::optional<std::string>(v) : std::nullopt);
 }
 

@@ -14,7 +14,9 @@ namespace milabench {
 std::vector<std::string> visible_gpu_ids(const std::optional<std::string>& cuda_visible,
                                          const std::string& proc_dir = "/proc/driver/nvidia/gpus");
 
-// Same, reading this process's environment.
+// Same, reading this process's environment; with CUDA_VISIBLE_DEVICES unset,
+// NVML's device count (dlopen'ed, see monitor/nvml.hpp) is used when NVML
+// loads, else /proc/driver/nvidia/gpus.
 std::vector<std::string> detect_gpu_ids();
 
 // CPUs this process may run on (sched_getaffinity), ascending.

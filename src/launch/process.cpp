@@ -11,7 +11,10 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <thread>
+
+#include "launch/cgroups.hpp"
 
 extern char** environ;
 
@@ -28,10 +31,35 @@ double since(Clock::time_point t) {
 // Everything a child needs, prepared before fork so the child only calls
 // async-signal-safe functions.
 struct Prepared {
-  std::vector<std::string> argv_s, env_s;
-  std::vector<char*> argv, envp;
+  std::vector<std::string> argv_s, env_s, fallback_env_s;
+  std::vector<char*> argv, envp, fallback_envp;
+  std::vector<std::string> join;  // cgroup.procs files
   std::string log;
 };
+
+std::vector<char*> pointers(std::vector<std::string>& v) {
+  std::vector<char*> out;
+  for (auto& e : v) out.push_back(e.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+// Writes this process's pid into `file`; async-signal-safe.
+bool join_cgroup(const char* file) {
+  char buf[24];
+  int n = 0;
+  char rev[24];
+  for (long pid = getpid(); pid > 0; pid /= 10) rev[n++] = static_cast<char>('0' + pid % 10);
+  for (int i = 0; i < n; ++i) buf[i] = rev[n - 1 - i];
+  int fd = ::open(file, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool ok = ::write(fd, buf, n) == n;
+  return ::close(fd) == 0 && ok;
+}
+
+void say(const char* a, const char* b = "", const char* c = "") {
+  for (const char* s : {a, b, c}) (void)!write(2, s, std::strlen(s));
+}
 
 Prepared prepare(const ProcessSpec& s, const std::string& log) {
   Prepared p;
@@ -47,16 +75,20 @@ Prepared prepare(const ProcessSpec& s, const std::string& log) {
     for (const char* k : {"OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"})
       if (!s.env.count(k)) env[k] = std::to_string(s.cpus.size());
   }
+  const IsolationPlan& iso = s.isolation;
+  if (!iso.record.empty()) env["MILARUN_ISOLATION"] = iso.record;
   for (const auto& [k, v] : env) p.env_s.push_back(k + "=" + v);
-  for (auto& a : p.argv_s) p.argv.push_back(a.data());
-  p.argv.push_back(nullptr);
-  for (auto& e : p.env_s) p.envp.push_back(e.data());
-  p.envp.push_back(nullptr);
+  if (!iso.fallback_record.empty()) env["MILARUN_ISOLATION"] = iso.fallback_record;
+  for (const auto& [k, v] : env) p.fallback_env_s.push_back(k + "=" + v);
+  p.argv = pointers(p.argv_s);
+  p.envp = pointers(p.env_s);
+  p.fallback_envp = pointers(p.fallback_env_s);
+  p.join = iso.join_files;
   p.log = log;
   return p;
 }
 
-[[noreturn]] void child(Prepared& p, const std::vector<int>& cpus) {
+[[noreturn]] void child(Prepared& p, const std::vector<int>& cpus, bool set_affinity) {
   setpgid(0, 0);
   int fd = ::open(p.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd >= 0) {
@@ -66,7 +98,15 @@ Prepared prepare(const ProcessSpec& s, const std::string& log) {
   }
   int devnull = ::open("/dev/null", O_RDONLY);
   if (devnull >= 0) { dup2(devnull, 0); if (devnull > 0) close(devnull); }
-  if (!cpus.empty()) {
+  char** envp = p.envp.data();
+  for (const auto& f : p.join) {
+    if (join_cgroup(f.c_str())) continue;
+    say("milarun: warning: could not join cgroup (", f.c_str(), "); using CPU affinity instead\n");
+    envp = p.fallback_envp.data();
+    set_affinity = true;
+    break;
+  }
+  if (set_affinity && !cpus.empty()) {
     cpu_set_t set;
     CPU_ZERO(&set);
     for (int c : cpus) CPU_SET(c, &set);
@@ -75,7 +115,7 @@ Prepared prepare(const ProcessSpec& s, const std::string& log) {
       (void)!write(2, msg, sizeof msg - 1);
     }
   }
-  environ = p.envp.data();
+  environ = envp;
   if (!p.argv.empty() && p.argv[0]) execvp(p.argv[0], p.argv.data());
   const char msg[] = "milarun: exec failed: ";
   (void)!write(2, msg, sizeof msg - 1);
@@ -111,13 +151,15 @@ std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const
   std::vector<Clock::time_point> start(specs.size());
   std::vector<double> term_at(specs.size(), -1.0);  // seconds since start when SIGTERM was sent
   std::vector<bool> killed(specs.size(), false);
+  std::vector<std::optional<uint64_t>> oom_before(specs.size());
   std::size_t running = 0;
   for (std::size_t i = 0; i < specs.size(); ++i) {
     res[i].log_path = log_path_for(log_dir, specs[i]);
     Prepared p = prepare(specs[i], res[i].log_path);
     start[i] = Clock::now();
+    oom_before[i] = read_oom_kills(specs[i].isolation.oom_counter);
     pid_t pid = fork();
-    if (pid == 0) child(p, specs[i].cpus);
+    if (pid == 0) child(p, specs[i].cpus, specs[i].isolation.set_affinity);
     if (pid < 0) continue;
     setpgid(pid, pid);  // also done in the child; avoids a race with killpg
     pids[i] = pid;
@@ -134,6 +176,8 @@ std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const
         if (WIFEXITED(status)) res[i].exit_code = WEXITSTATUS(status);
         else if (WIFSIGNALED(status)) res[i].signal = WTERMSIG(status);
         if (term_at[i] >= 0) ::kill(-pids[i], SIGKILL);  // leftover group members
+        auto oom_after = read_oom_kills(specs[i].isolation.oom_counter);
+        res[i].oom_killed = !res[i].ok() && oom_before[i] && oom_after && *oom_after > *oom_before[i];
         pids[i] = -1;
         --running;
         continue;

@@ -6,12 +6,23 @@
 
 namespace milabench {
 
+// How a child is confined, decided before launch (launch/isolation.hpp
+// fills it from ProcessSpec::cgroup; empty = plain CPU affinity).
+struct IsolationPlan {
+  std::vector<std::string> join_files;  // cgroup.procs files the child writes its pid into, before exec
+  bool set_affinity = true;             // also pin to ProcessSpec::cpus (off when a cpuset group decides)
+  std::string record;                   // MILARUN_ISOLATION (JSON) for the child when every join worked
+  std::string fallback_record;          // MILARUN_ISOLATION when a join failed and affinity was used instead
+  std::string oom_counter;              // file with the group's "oom_kill N" count ("" = none)
+};
+
 // One process to run. argv[0] is looked up on PATH (execvp).
 struct ProcessSpec {
   std::vector<std::string> argv;
   std::map<std::string, std::string> env;  // added to (overriding) the inherited environment
   std::vector<int> cpus;                   // CPU affinity; empty = inherit
-  std::string cgroup;                      // recorded only; cgroups are not applied yet
+  std::string cgroup;                      // "cpuset,memory:student0" from the profile; "" = none
+  IsolationPlan isolation;                 // how cgroup/cpus are applied
   double timeout_s = 3600.0;               // wall-clock limit, seconds
   std::string name;                        // "standard.vae"
   std::string job_id;                      // "0.1"
@@ -24,6 +35,7 @@ struct ProcessResult {
   bool timed_out = false; // killed because it ran past timeout_s
   bool started = false;   // fork succeeded
   double wall_s = 0.0;    // seconds from spawn to reap
+  bool oom_killed = false; // failed while its cgroup's OOM-kill count went up
   std::string log_path;   // where its stdout+stderr went
   bool ok() const { return started && signal == 0 && exit_code == 0 && !timed_out; }
 };
@@ -34,7 +46,9 @@ std::string log_path_for(const std::string& log_dir, const ProcessSpec& s);
 // Runs all specs at once and waits for all. Each child gets its own process
 // group, its affinity, its env (plus OMP/MKL/OPENBLAS_NUM_THREADS = number of
 // cpus when cpus is set and the spec does not set them) and its stdout/stderr
-// in log_path_for(log_dir, spec) (log_dir is created). A process past its
+// in log_path_for(log_dir, spec) (log_dir is created). A child first joins
+// the cgroups of spec.isolation (falling back to affinity, with a line in its
+// log, when a join fails), then execs. A process past its
 // timeout gets SIGTERM on its group, then SIGKILL after kill_grace_s.
 // Results are in spec order. Exec failure shows as exit code 127.
 std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const std::string& log_dir,

@@ -110,6 +110,14 @@ std::string render_html(const ReportData& d,
     h += fmt::format("<tr><td>price/score</td><td>{}</td></tr>\n", cell(d.price / d.score, 4));
   }
   h += "</table>\n";
+  std::string energy;  // only tests whose power was measured
+  for (const auto& r : d.rows)
+    if (std::isfinite(r.examples_per_watt))
+      energy += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", html_escape(r.name),
+                            cell(r.joules_per_example, 4), cell(r.examples_per_watt, 3));
+  if (!energy.empty())
+    h += "<h2>Energy (runs where power was measured)</h2>\n<table>\n<tr><th>test</th><th>J/example</th>"
+         "<th>examples/W</th></tr>\n" + energy + "</table>\n";
   if (!d.gpus.empty()) {
     h += "<h2>Per-GPU perf relative to the best device</h2>\n";
     for (const auto& g : d.gpus) {

@@ -61,6 +61,17 @@ void write_file_atomic(const std::string& path, const std::string& text) {
   }
 }
 
+// Energy table, only for tests whose power was measured (GPU NVML or CPU RAPL).
+static void print_energy(const ReportData& d, std::ostream& out) {
+  bool any = false;
+  for (const auto& r : d.rows) any = any || std::isfinite(r.examples_per_watt);
+  if (!any) return;
+  out << fmt::format("\n{:<28} {:>14} {:>14}\n", "energy (measured runs)", "J/example", "examples/W");
+  for (const auto& r : d.rows)
+    if (std::isfinite(r.examples_per_watt))
+      out << fmt::format("{:<28} {:>14} {:>14}\n", r.name, cell(r.joules_per_example, 4), cell(r.examples_per_watt, 3));
+}
+
 void print_report(const ReportData& d, std::ostream& out) {
   if (!d.title.empty()) out << d.title << "\n\n";
   std::string head = fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", "test", "weight",
@@ -78,6 +89,7 @@ void print_report(const ReportData& d, std::ostream& out) {
                          cell(r.perf_base_adj), cell(r.perf_ratio_adj, 3));
     out << "\n";
   }
+  print_energy(d, out);
   out << "\n";
   out << fmt::format("{:<20} {:>10}% ({}/{}) {}\n", "failure rate", cell(d.failure_rate * 100),
                      cell(d.total_fail, 0), cell(d.total_n, 0), d.failure_pass ? "PASS" : "FAIL");

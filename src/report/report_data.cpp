@@ -46,6 +46,9 @@ ReportRow make_row(const std::string& name, const json& entry) {
   r.std_pct = sd / r.perf * 100.0;
   r.perf_adj = r.perf * (1.0 - sd / r.perf) * (1.0 - r.fail / r.n);
   r.perf_base = r.perf_ratio = r.perf_base_adj = r.perf_ratio_adj = kNaN;
+  const json energy = entry.is_object() ? entry.value("energy", json()) : json();
+  r.joules_per_example = num(energy.is_object() ? energy.value("joules_per_example", json()) : json(), "mean");
+  r.examples_per_watt = num(energy.is_object() ? energy.value("examples_per_watt", json()) : json(), "mean");
   return r;
 }
 

@@ -17,6 +17,8 @@ struct ReportRow {
   double std_pct = 0;       // train.std / train.mean * 100
   double perf_adj = 0;      // perf * (1 - std/perf) * (1 - fail/n)
   double perf_base = 0, perf_ratio = 0, perf_base_adj = 0, perf_ratio_adj = 0;  // with compare
+  // Mean over runs whose power was measured (summary "energy"); NaN otherwise.
+  double joules_per_example = 0, examples_per_watt = 0;
 };
 
 // For one test and one statistic (mean/min/max): each device's pergpu value

@@ -157,12 +157,28 @@ json read_json_file(const std::string& path) {
   }
 }
 
+// Energy of one successful run where the monitor measured power: joules per
+// example over the monitored run (energy_j / timings.train.count) and
+// examples per watt (perf / mean power, mean power = energy_j / duration_s).
+static void add_energy(const json& d, double perf, std::vector<double>& jpe, std::vector<double>& epw) {
+  const json mon = d.value("monitor", json::object());
+  if (!mon.is_object() || mon.value("power_measured", json(false)) != json(true)) return;
+  double energy = as_number(mon.value("energy_j", json()));
+  double duration = as_number(mon.value("duration_s", json()));
+  const json train = d.value("timings", json::object()).value("train", json::object());
+  double count = train.is_object() ? as_number(train.value("count", json())) : kNaN;
+  if (!(energy > 0 && duration > 0 && count > 0 && std::isfinite(perf))) return;
+  jpe.push_back(energy / count);
+  epw.push_back(perf / (energy / duration));
+}
+
 json summarize_directory(const std::string& outdir, std::vector<std::string>& warnings) {
   struct Acc {
     long n = 0, failures = 0;
     std::vector<double> total, train;
     std::map<std::string, std::vector<double>> pergpu;
     double peak = kNaN;
+    std::vector<double> joules_per_example, examples_per_watt;  // runs whose power was measured
   };
   std::map<std::string, Acc> acc;
   for (const auto& p : json_files(outdir)) {
@@ -196,6 +212,7 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
       std::string dev = as_id(d.value("device", json()));
       if (!dev.empty() && !is_gpu_progression(r.name))
         a.pergpu[dev].insert(a.pergpu[dev].end(), perfs.begin(), perfs.end());
+      add_energy(d, perfs.front(), a.joules_per_example, a.examples_per_watt);
     }
     // Peak memory in MB: GPU memory when monitored, else host RSS.
     double peak = kNaN;
@@ -216,6 +233,9 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     out[name] = {{"n", a.n}, {"failures", a.failures}, {"total", compute_stats(a.total)},
                  {"train", compute_stats(a.train)}, {"pergpu", pg},
                  {"peak_memory", std::isfinite(a.peak) ? json(a.peak) : json()}};
+    if (!a.joules_per_example.empty())
+      out[name]["energy"] = {{"joules_per_example", compute_stats(a.joules_per_example)},
+                             {"examples_per_watt", compute_stats(a.examples_per_watt)}};
   }
   return out;
 }

@@ -1,12 +1,14 @@
 #include "results/result_file.hpp"
 
 #include <dirent.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
@@ -15,6 +17,8 @@
 #include <thread>
 
 #include <fmt/format.h>
+
+#include "monitor/nvml.hpp"
 
 namespace milabench {
 
@@ -70,6 +74,26 @@ static std::string proc_field(const std::string& file, const std::string& key) {
   return "";
 }
 
+nlohmann::json isolation_record() {
+  std::vector<int> cpus;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    for (int i = 0; i < CPU_SETSIZE; ++i)
+      if (CPU_ISSET(i, &set)) cpus.push_back(i);
+  nlohmann::json rec;
+  if (const char* env = std::getenv("MILARUN_ISOLATION")) rec = nlohmann::json::parse(env, nullptr, false);
+  if (!rec.is_object() || !rec.contains("kind")) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    rec = {{"kind", static_cast<long>(cpus.size()) < online ? "affinity" : "none"},
+           {"cpus", cpus},
+           {"memory_limit_mb", nullptr}};
+    if (std::getenv("MILARUN_ISOLATION")) rec["reason"] = "MILARUN_ISOLATION is not valid JSON";
+  }
+  rec["cpus_observed"] = cpus;
+  return rec;
+}
+
 double peak_rss_mb() {
   std::string v = proc_field("/proc/self/status", "VmHWM");
   return v.empty() ? 0.0 : std::stod(v) / 1024.0;  // kB -> MiB
@@ -87,12 +111,17 @@ nlohmann::json machine_inventory() {
   utsname u{};
   if (uname(&u) == 0) inv["kernel"] = std::string(u.sysname) + " " + u.release;
   nlohmann::json gpus = nlohmann::json::array();
-  if (DIR* d = opendir("/proc/driver/nvidia/gpus")) {
-    while (dirent* e = readdir(d)) {
-      if (e->d_name[0] == '.') continue;
-      gpus.push_back(proc_field(std::string("/proc/driver/nvidia/gpus/") + e->d_name + "/information", "Model"));
+  Nvml& nvml = Nvml::instance();
+  for (int i = 0, n = nvml.device_count(); i < n; ++i)
+    if (auto g = nvml.info(i)) gpus.push_back(g->name);
+  if (gpus.empty()) {  // no NVML: the driver's /proc entries
+    if (DIR* d = opendir("/proc/driver/nvidia/gpus")) {
+      while (dirent* e = readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        gpus.push_back(proc_field(std::string("/proc/driver/nvidia/gpus/") + e->d_name + "/information", "Model"));
+      }
+      closedir(d);
     }
-    closedir(d);
   }
   inv["gpus"] = gpus;
   return inv;

@@ -17,8 +17,15 @@ void write_json_atomic(const std::string& path, const nlohmann::json& doc);
 void write_text_atomic(const std::string& path, const std::string& text);
 
 // Machine inventory for the result: hostname, CPU model, cores, RAM (MiB),
-// GPU names (from /proc/driver/nvidia, no CUDA init), kernel.
+// GPU names (NVML when it loads, else /proc/driver/nvidia; no CUDA init), kernel.
 nlohmann::json machine_inventory();
+
+// The result's "isolation": the launcher's MILARUN_ISOLATION (JSON, see
+// launch/isolation.hpp) when set and valid, else {"kind": "affinity"} (or
+// "none" when this process may use every online CPU) with this process's
+// CPUs; always with "cpus_observed", this process's affinity now, so a reader
+// can check the confinement took effect. Schema: docs/result-format.md.
+nlohmann::json isolation_record();
 
 // Peak resident set of this process in MiB (VmHWM).
 double peak_rss_mb();

@@ -14,6 +14,8 @@
 #include <fmt/format.h>
 
 #include "launch/devices.hpp"
+#include "launch/isolation.hpp"
+#include "launch/topology.hpp"
 #include "results/result_file.hpp"
 #include "suite/plan.hpp"
 #include "suite/profile.hpp"
@@ -37,6 +39,7 @@ std::string seconds_string(double s) { return argument_value_string(nlohmann::or
 std::string failure_text(const ProcessResult& r, const ProcessSpec& s) {
   if (!r.started) return "could not start";
   if (r.timed_out) return fmt::format("timeout after {} s", seconds_string(s.timeout_s));
+  if (r.oom_killed) return fmt::format("out of memory: killed by the OOM killer of its cgroup ({})", s.cgroup);
   if (r.signal != 0) return fmt::format("killed by signal {}", r.signal);
   return fmt::format("exit code {}", r.exit_code);
 }
@@ -49,10 +52,12 @@ nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r) {
   doc["job_id"] = spec.job_id;
   doc["success"] = false;
   doc["error"] = failure_text(r, spec);
-  doc["failure_kind"] = r.timed_out ? "timeout" : (r.started && r.signal != 0 ? "signal" : "exit");
+  doc["failure_kind"] =
+      r.timed_out ? "timeout" : r.oom_killed ? "oom" : (r.started && r.signal != 0 ? "signal" : "exit");
   doc["device"] = spec.device.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.device);
   doc["metrics"] = nlohmann::json::object();
   doc["timings"] = nlohmann::json::object();
+  if (!spec.isolation.record.empty()) doc["isolation"] = nlohmann::json::parse(spec.isolation.record, nullptr, false);
   return doc;
 }
 
@@ -130,7 +135,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   in.gpu_ids = detect_gpu_ids();
   in.devices = o.devices > 0 ? o.devices : std::max<int>(1, in.gpu_ids.size());
   try {
-    in.cpu_partitions = partition_cpus(allowed_cpus(), in.devices);
+    in.cpu_partitions = device_cpu_partitions(in.gpu_ids, in.devices);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return 2;
@@ -158,6 +163,9 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
       if (!msg.empty()) err << fmt::format("warning: test {}: {}\n", t.name, msg);
     }
   }
+  CgroupRoots roots = detect_cgroup_roots();
+  std::string iso_warning = resolve_all_isolation(plan.waves, roots, usable_version(roots));
+  if (!iso_warning.empty()) err << iso_warning << "\n";
 
   std::ostream& log = o.json_to_stdout ? err : out;  // progress lines
   const std::string log_dir = o.outdir + "/logs";

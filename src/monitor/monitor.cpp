@@ -1,0 +1,215 @@
+#include "monitor/monitor.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "launch/devices.hpp"
+#include "monitor/host_sensors.hpp"
+#include "monitor/nvml.hpp"
+
+namespace milabench {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using json = nlohmann::json;
+
+struct Stat {
+  double min = std::numeric_limits<double>::infinity();
+  double max = -std::numeric_limits<double>::infinity();
+  double sum = 0.0;
+  int n = 0;
+  void add(double v) {
+    if (!std::isfinite(v)) return;
+    min = std::min(min, v);
+    max = std::max(max, v);
+    sum += v;
+    ++n;
+  }
+  void add(const std::optional<double>& v) {
+    if (v) add(*v);
+  }
+  json to_json() const { return n == 0 ? json(nullptr) : json{{"min", min}, {"mean", sum / n}, {"max", max}}; }
+};
+
+struct GpuTrack {
+  std::string id;
+  int index = -1;
+  std::string name;
+  Stat load, memory, temperature, power, clock;
+  std::optional<double> energy_first, energy_last;  // driver counter, J
+  double power_integral_j = 0.0;                    // Σ power·dt, when the counter is missing
+  uint64_t throttle_mask = 0;
+};
+
+}  // namespace
+
+struct Monitor::State {
+  Nvml* nvml = nullptr;
+  std::vector<GpuTrack> gpus;
+  std::vector<RaplDomain> rapl;
+  std::vector<uint64_t> rapl_prev;
+  std::vector<double> rapl_j;
+  Stat cpu_power_w;
+  std::optional<ProcessReading> proc_prev;
+  Stat rss_mb, cpu_percent;
+  double rss_peak_mb = 0.0;
+  Clock::time_point start, prev_t;
+  int samples = 0;
+  std::vector<std::string> notes;
+};
+
+Monitor::Monitor(MonitorOptions o) : opt_(std::move(o)), st_(std::make_unique<State>()) {}
+
+Monitor::~Monitor() {
+  if (running_) stop();
+}
+
+void Monitor::start() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (running_) return;
+  State& s = *st_;
+  s.nvml = opt_.nvml ? opt_.nvml : &Nvml::instance();
+  std::vector<std::string> ids = opt_.gpu_ids_from_env ? detect_gpu_ids() : opt_.gpu_ids;
+  if (!s.nvml->available() && !ids.empty()) s.notes.push_back("gpu: " + s.nvml->why_unavailable());
+  for (const auto& id : ids) {
+    GpuTrack g;
+    g.id = id;
+    g.index = s.nvml->available() ? s.nvml->index_of(id) : -1;
+    if (auto info = s.nvml->info(g.index)) g.name = info->name;
+    if (g.index >= 0) s.gpus.push_back(g);
+  }
+  std::string why;
+  s.rapl = find_rapl_packages(opt_.powercap_root, why);
+  if (s.rapl.empty()) s.notes.push_back("cpu energy: " + why);
+  s.rapl_j.assign(s.rapl.size(), 0.0);
+  s.start = Clock::now();
+  take_sample();
+  running_ = true;
+  stop_requested_ = false;
+  thread_ = std::thread([this] { loop(); });
+}
+
+void Monitor::loop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt_.interval_s));
+  auto next = Clock::now() + period;
+  while (!cv_.wait_until(lock, next, [this] { return stop_requested_; })) {
+    take_sample();
+    next += period;
+  }
+}
+
+// Called with mu_ held.
+void Monitor::take_sample() {
+  State& s = *st_;
+  auto now = Clock::now();
+  double dt = s.samples == 0 ? 0.0 : std::chrono::duration<double>(now - s.prev_t).count();
+  if (auto p = read_process(opt_.proc_dir)) {
+    s.rss_mb.add(p->rss_mb);
+    s.rss_peak_mb = std::max({s.rss_peak_mb, p->rss_peak_mb, p->rss_mb});
+    if (s.proc_prev && dt > 0) s.cpu_percent.add(100.0 * (p->cpu_time_s - s.proc_prev->cpu_time_s) / dt);
+    s.proc_prev = p;
+  }
+  double step_j = 0.0;
+  bool rapl_ok = !s.rapl.empty();
+  for (std::size_t i = 0; i < s.rapl.size(); ++i) {
+    auto e = read_energy_uj(s.rapl[i]);
+    if (!e) {
+      rapl_ok = false;
+      continue;
+    }
+    if (s.rapl_prev.size() == s.rapl.size()) {
+      double j = energy_delta_j(s.rapl_prev[i], *e, s.rapl[i].max_range_uj);
+      s.rapl_j[i] += j;
+      step_j += j;
+    }
+    s.rapl_prev.resize(s.rapl.size());
+    s.rapl_prev[i] = *e;
+  }
+  if (rapl_ok && dt > 0) s.cpu_power_w.add(step_j / dt);
+  for (auto& g : s.gpus) {
+    GpuSample x = s.nvml->sample(g.index);
+    g.load.add(x.load);
+    g.memory.add(x.memory_used_mb);
+    g.temperature.add(x.temperature_c);
+    g.power.add(x.power_w);
+    g.clock.add(x.sm_clock_mhz);
+    if (x.power_w && dt > 0) g.power_integral_j += *x.power_w * dt;
+    if (x.energy_j) {
+      if (!g.energy_first) g.energy_first = x.energy_j;
+      g.energy_last = x.energy_j;
+    }
+    if (x.throttle_reasons) g.throttle_mask |= *x.throttle_reasons;
+  }
+  s.prev_t = now;
+  ++s.samples;
+}
+
+int Monitor::samples() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return st_->samples;
+}
+
+json Monitor::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!running_) return json::object();
+    stop_requested_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+  std::lock_guard<std::mutex> lock(mu_);
+  running_ = false;
+  take_sample();
+  const State& s = *st_;
+
+  json gpu_monitor = json::object();
+  std::optional<double> gpu_energy;
+  for (const auto& g : s.gpus) {
+    std::optional<double> e;
+    if (g.energy_first && g.energy_last) e = *g.energy_last - *g.energy_first;
+    else if (g.power.n > 0) e = g.power_integral_j;
+    if (e) gpu_energy = gpu_energy.value_or(0.0) + *e;
+    gpu_monitor[g.id] = {{"name", g.name},
+                         {"load", g.load.to_json()},
+                         {"memory", g.memory.to_json()},
+                         {"temperature", g.temperature.to_json()},
+                         {"power_w", g.power.to_json()},
+                         {"sm_clock_mhz", g.clock.to_json()},
+                         {"energy_j", e ? json(*e) : json(nullptr)},
+                         {"throttle_reasons", throttle_reason_names(g.throttle_mask)}};
+  }
+  std::optional<double> cpu_energy;
+  json cpu_domains = nullptr;
+  if (!s.rapl.empty()) {
+    cpu_domains = json::object();
+    cpu_energy = 0.0;
+    for (std::size_t i = 0; i < s.rapl.size(); ++i) {
+      cpu_domains[s.rapl[i].name] = s.rapl_j[i];
+      *cpu_energy += s.rapl_j[i];
+    }
+  }
+  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
+  std::optional<double> total;
+  if (gpu_energy || cpu_energy) total = gpu_energy.value_or(0.0) + cpu_energy.value_or(0.0);
+  json monitor = {
+      {"interval_s", opt_.interval_s},
+      {"samples", s.samples},
+      {"duration_s", std::chrono::duration<double>(s.prev_t - s.start).count()},
+      {"process",
+       {{"rss_mb", s.rss_mb.to_json()}, {"rss_peak_mb", s.rss_peak_mb}, {"cpu_percent", s.cpu_percent.to_json()}}},
+      {"cpu_energy", cpu_domains},
+      {"cpu_power_w", s.cpu_power_w.to_json()},
+      {"cpu_energy_j", opt(cpu_energy)},
+      {"gpu_energy_j", opt(gpu_energy)},
+      {"energy_j", opt(total)},
+      {"power_measured", total.has_value()},
+      {"notes", s.notes}};
+  return {{"gpu_monitor", gpu_monitor}, {"monitor", monitor}};
+}
+
+}  // namespace milabench

@@ -1,0 +1,64 @@
+// NVIDIA's management library, loaded at run time with dlopen: no build-time
+// dependency, no CUDA initialisation. Where libnvidia-ml.so.1 is absent or
+// nvmlInit fails (no driver, no GPU) the object is simply unavailable and
+// every query answers "unknown"; nothing throws.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace milabench {
+
+struct GpuInfo {
+  std::string name;        // "NVIDIA H100 80GB HBM3"
+  std::string uuid;        // "GPU-..."
+  std::string pci_bus_id;  // "00000000:3B:00.0" as NVML gives it
+};
+
+// One reading of one GPU; a field is nullopt when the GPU/driver does not report it.
+struct GpuSample {
+  std::optional<double> load;            // utilisation, 0..1
+  std::optional<double> memory_used_mb;  // MiB
+  std::optional<double> temperature_c;
+  std::optional<double> power_w;
+  std::optional<double> energy_j;        // driver's cumulative counter since load, joules
+  std::optional<double> sm_clock_mhz;
+  std::optional<uint64_t> throttle_reasons;  // NVML clocks-throttle bit mask
+};
+
+class Nvml {
+ public:
+  // The process-wide instance, loaded on first use from "libnvidia-ml.so.1".
+  static Nvml& instance();
+
+  // Loads `library` (a soname or path) and calls nvmlInit_v2.
+  explicit Nvml(const std::string& library);
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  bool available() const;
+  const std::string& why_unavailable() const { return why_; }  // "" when available
+
+  int device_count() const;  // 0 when unavailable
+  std::optional<GpuInfo> info(int index) const;
+  GpuSample sample(int index) const;
+
+  // NVML index of a CUDA_VISIBLE_DEVICES entry: a number is taken as the
+  // index (this assumes CUDA_DEVICE_ORDER=PCI_BUS_ID, NVML's order), "GPU-..."
+  // is looked up by UUID. -1 when unknown.
+  int index_of(const std::string& cuda_id) const;
+
+ private:
+  struct Api;
+  std::unique_ptr<Api> api_;
+  std::string why_;
+};
+
+// Names of the bits set in an NVML throttle-reason mask ("sw_power_cap",
+// "hw_thermal_slowdown", ...); unknown bits as "bit_N".
+std::vector<std::string> throttle_reason_names(uint64_t mask);
+
+}  // namespace milabench

@@ -1,0 +1,71 @@
+// A stand-in libnvidia-ml for tests: two GPUs with fixed, known readings, so
+// the dlopen binding and the monitor's GPU path run for real on machines
+// without NVIDIA hardware. Energy grows by 1.5 J per query of GPU 1.
+#include <cstring>
+
+namespace {
+struct PciInfo {
+  char bus_id_legacy[16];
+  unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
+  char bus_id[32];
+};
+int gpus[2] = {0, 1};
+unsigned long long energy_mj[2] = {1000, 5000};
+bool inited = false;
+}  // namespace
+
+extern "C" {
+int nvmlInit_v2() { inited = true; return 0; }
+int nvmlShutdown() { inited = false; return 0; }
+int nvmlDeviceGetCount_v2(unsigned* n) { *n = 2; return inited ? 0 : 1; }
+int nvmlDeviceGetHandleByIndex_v2(unsigned i, void** d) {
+  if (!inited || i > 1) return 2;
+  *d = &gpus[i];
+  return 0;
+}
+static int idx(void* d) { return *static_cast<int*>(d); }
+int nvmlDeviceGetName(void* d, char* buf, unsigned len) {
+  std::strncpy(buf, idx(d) ? "Fake GPU B" : "Fake GPU A", len);
+  return 0;
+}
+int nvmlDeviceGetUUID(void* d, char* buf, unsigned len) {
+  std::strncpy(buf, idx(d) ? "GPU-bbbb-1111" : "GPU-aaaa-0000", len);
+  return 0;
+}
+int nvmlDeviceGetPciInfo_v3(void* d, PciInfo* p) {
+  std::memset(p, 0, sizeof *p);
+  std::strcpy(p->bus_id, idx(d) ? "00000000:82:00.0" : "00000000:03:00.0");
+  return 0;
+}
+int nvmlDeviceGetUtilizationRates(void* d, unsigned* u) {
+  u[0] = idx(d) ? 75 : 10;
+  u[1] = 20;
+  return 0;
+}
+int nvmlDeviceGetMemoryInfo(void* d, unsigned long long* m) {
+  m[0] = 16ULL << 30;
+  m[2] = (idx(d) ? 3ULL : 1ULL) << 30;  // used
+  m[1] = m[0] - m[2];
+  return 0;
+}
+int nvmlDeviceGetTemperature(void* d, int sensor, unsigned* t) {
+  if (sensor != 0) return 2;
+  *t = idx(d) ? 61 : 40;
+  return 0;
+}
+int nvmlDeviceGetPowerUsage(void* d, unsigned* mw) { *mw = idx(d) ? 250000 : 50000; return 0; }
+int nvmlDeviceGetTotalEnergyConsumption(void* d, unsigned long long* mj) {
+  *mj = energy_mj[idx(d)];
+  energy_mj[idx(d)] += 1500;
+  return 0;
+}
+int nvmlDeviceGetClockInfo(void* d, int type, unsigned* mhz) {
+  if (type != 1) return 2;
+  *mhz = idx(d) ? 1980 : 1410;
+  return 0;
+}
+int nvmlDeviceGetCurrentClocksThrottleReasons(void* d, unsigned long long* r) {
+  *r = idx(d) ? 0x4 : 0x1;  // sw_power_cap / gpu_idle
+  return 0;
+}
+}

@@ -92,6 +92,16 @@ nlohmann::json machine_inventory() {
     closedir(d);
   }
   inv["gpus"] = gpus;
+  // NVIDIA driver version ("... Kernel Module  535.104.05  ..."), null without one.
+  inv["driver"] = nullptr;
+  std::ifstream ver("/proc/driver/nvidia/version");
+  std::string line;
+  if (std::getline(ver, line)) {
+    auto k = line.find("Kernel Module");
+    std::istringstream words(k == std::string::npos ? "" : line.substr(k + 13));
+    std::string v;
+    if (words >> v) inv["driver"] = v;
+  }
   return inv;
 }
 

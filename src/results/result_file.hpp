@@ -15,7 +15,8 @@ std::string result_file_name(const std::string& name, const std::string& job_id,
 void write_json_atomic(const std::string& path, const nlohmann::json& doc);
 
 // Machine inventory for the result: hostname, CPU model, cores, RAM (MiB),
-// GPU names (from /proc/driver/nvidia, no CUDA init), kernel.
+// GPU names and NVIDIA driver version (from /proc/driver/nvidia, no CUDA
+// init; driver null without one), kernel.
 nlohmann::json machine_inventory();
 
 // Peak resident set of this process in MiB (VmHWM).

@@ -327,9 +327,9 @@ std::vector<std::string> inventory_differences(const json& summary, const json& 
   const json a = collect(summary), b = collect(baseline);
   std::vector<std::string> out;
   if (a.empty() || b.empty()) {
-    out.push_back(fmt::format("{} records no inventory (a summary of the original milabench?): GPU model, "
+    out.push_back(fmt::format("no inventory on {} (a summary of the original milabench?): GPU model, "
                               "driver, libtorch version, CPU count, isolation and datasets cannot be checked",
-                              a.empty() && b.empty() ? "neither side" : a.empty() ? "this side" : "the baseline"));
+                              a.empty() && b.empty() ? "either side" : a.empty() ? "this side" : "the baseline"));
     return out;
   }
   auto list = [](const json& acc, const std::string& k) {

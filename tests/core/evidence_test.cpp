@@ -153,7 +153,7 @@ TEST(ReportEvidence, CompareFlagsRealDifferencesAndCallsNoiseSame) {
   EXPECT_EQ(d.rows[0].sig.method, "welch");
   EXPECT_EQ(d.rows[0].verdict, "slower");
   ASSERT_EQ(d.inventory_diffs.size(), 1u);
-  EXPECT_NE(d.inventory_diffs[0].find("the baseline records no inventory"), std::string::npos);
+  EXPECT_NE(d.inventory_diffs[0].find("no inventory on the baseline"), std::string::npos);
   for (const auto& p : {a, b, c}) fs::remove_all(p);
 }
 
@@ -166,8 +166,15 @@ TEST(ReportEvidence, InventoryDifferencesAreListedAndWarned) {
   ReportOptions o;
   o.input = a.string();
   o.compare = base.string();
+  o.html = (a / "report.html").string();
   std::ostringstream out, err;
   ASSERT_EQ(run_report(o, out, err), 0) << err.str();
+  const std::string page = slurp(o.html);
+  EXPECT_NE(page.find("<h2>Steady state and fairness</h2>"), std::string::npos);
+  EXPECT_NE(page.find("<h2>Significance against the baseline</h2>"), std::string::npos);
+  EXPECT_NE(page.find("gpu_model: V100 vs baseline RTX8000"), std::string::npos);
+  EXPECT_NE(page.find("s.t.J0.0.json (stopped when steady)"), std::string::npos);
+  EXPECT_NE(page.find("score 95% CI"), std::string::npos);
   EXPECT_NE(err.str().find("inventory difference"), std::string::npos);
   EXPECT_NE(out.str().find("gpu_model: V100 vs baseline RTX8000"), std::string::npos);
   EXPECT_EQ(out.str().find("driver:"), std::string::npos);  // same driver: not listed

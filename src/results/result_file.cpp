@@ -6,6 +6,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <ctime>
@@ -67,6 +68,18 @@ static std::string proc_field(const std::string& file, const std::string& key) {
   return "";
 }
 
+std::string nvidia_driver_version(const std::string& line) {
+  const auto k = line.find("Kernel Module");
+  if (k == std::string::npos) return "";
+  std::istringstream words(line.substr(k));
+  std::string w;
+  while (words >> w)
+    if (std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos &&
+        w.find_first_not_of("0123456789.") == std::string::npos)
+      return w;
+  return "";
+}
+
 double peak_rss_mb() {
   std::string v = proc_field("/proc/self/status", "VmHWM");
   return v.empty() ? 0.0 : std::stod(v) / 1024.0;  // kB -> MiB
@@ -92,15 +105,12 @@ nlohmann::json machine_inventory() {
     closedir(d);
   }
   inv["gpus"] = gpus;
-  // NVIDIA driver version ("... Kernel Module  535.104.05  ..."), null without one.
   inv["driver"] = nullptr;
   std::ifstream ver("/proc/driver/nvidia/version");
   std::string line;
   if (std::getline(ver, line)) {
-    auto k = line.find("Kernel Module");
-    std::istringstream words(k == std::string::npos ? "" : line.substr(k + 13));
-    std::string v;
-    if (words >> v) inv["driver"] = v;
+    const std::string v = nvidia_driver_version(line);
+    if (!v.empty()) inv["driver"] = v;
   }
   return inv;
 }

@@ -17,6 +17,7 @@
 #include "report/export.hpp"
 #include "report/report.hpp"
 #include "report/summary.hpp"
+#include "results/result_file.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -239,4 +240,15 @@ TEST(Fairness, NeedsTwoDevicesAndNamesTheWorstCopy) {
   EXPECT_EQ(f["worst_device"], "1");
   EXPECT_DOUBLE_EQ(f["worst_share"].get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(f["max"].get<double>(), 150.0);
+}
+
+TEST(Inventory, DriverVersionFromBothNvidiaKernelModuleLines) {
+  EXPECT_EQ(nvidia_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 "
+                                  "01:15:15 UTC 2023"),
+            "535.104.05");
+  EXPECT_EQ(nvidia_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  550.54.14  Release "
+                                  "Build  (dvs-builder@U16-I3-B03-4-3)  Thu Feb 22 01:25:25 UTC 2024"),
+            "550.54.14");
+  EXPECT_EQ(nvidia_driver_version("garbage"), "");
+  EXPECT_EQ(nvidia_driver_version("Kernel Module for x86_64"), "");
 }

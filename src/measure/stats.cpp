@@ -74,8 +74,7 @@ double quantile_sorted(const std::vector<double>& s, double q) {
   return s[i] + (pos - static_cast<double>(i)) * (s[i + 1] - s[i]);
 }
 
-Interval bootstrap_interval(const std::function<double(Rng&)>& replicate, double level, int resamples,
-                            uint64_t seed) {
+Interval bootstrap_interval(const std::function<double(Rng&)>& replicate, double level, int resamples, uint64_t seed) {
   Rng rng(seed);
   std::vector<double> reps;
   reps.reserve(static_cast<size_t>(resamples));
@@ -100,8 +99,8 @@ Interval bootstrap_mean_ci(const std::vector<double>& values, double level, int 
       level, resamples, seed);
 }
 
-Interval block_bootstrap_mean_ci(const std::vector<double>& values, size_t block, double level,
-                                 int resamples, uint64_t seed) {
+Interval block_bootstrap_mean_ci(const std::vector<double>& values, size_t block, double level, int resamples,
+                                 uint64_t seed) {
   const std::vector<double> v = finite_only(values);
   if (block == 0 || v.size() < 2 * block) return no_interval();
   const size_t starts = v.size() - block + 1;
@@ -157,8 +156,7 @@ double incomplete_beta(double a, double b, double x) {
   if (!(a > 0 && b > 0) || std::isnan(x)) return kNaN;
   if (x <= 0) return 0;
   if (x >= 1) return 1;
-  const double log_front =
-      std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
+  const double log_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
   // The fraction converges fast on the side of the mean; use symmetry otherwise.
   if (x < (a + 1) / (a + b + 2)) return std::exp(log_front) * beta_fraction(a, b, x) / a;
   return 1 - std::exp(log_front) * beta_fraction(b, a, 1 - x) / b;
@@ -259,8 +257,7 @@ TestResult mann_whitney_u(const std::vector<double>& a0, const std::vector<doubl
 
 TestResult welch_t(double n1, double m1, double s1, double n2, double m2, double s2) {
   TestResult r{"welch", kNaN, kNaN, kNaN, "cohen d"};
-  if (!(n1 >= 2 && n2 >= 2) || !std::isfinite(m1) || !std::isfinite(m2) || !std::isfinite(s1) ||
-      !std::isfinite(s2))
+  if (!(n1 >= 2 && n2 >= 2) || !std::isfinite(m1) || !std::isfinite(m2) || !std::isfinite(s1) || !std::isfinite(s2))
     return r;
   const double v1 = s1 * s1 / n1, v2 = s2 * s2 / n2;
   const double pooled = std::sqrt(((n1 - 1) * s1 * s1 + (n2 - 1) * s2 * s2) / (n1 + n2 - 2));
@@ -280,8 +277,8 @@ TestResult welch_t(double n1, double m1, double s1, double n2, double m2, double
 
 TestResult welch_t(const std::vector<double>& a0, const std::vector<double>& b0) {
   const std::vector<double> a = finite_only(a0), b = finite_only(b0);
-  return welch_t(static_cast<double>(a.size()), mean_of(a), sample_sd(a), static_cast<double>(b.size()),
-                 mean_of(b), sample_sd(b));
+  return welch_t(static_cast<double>(a.size()), mean_of(a), sample_sd(a), static_cast<double>(b.size()), mean_of(b),
+                 sample_sd(b));
 }
 
 }  // namespace milabench

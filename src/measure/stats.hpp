@@ -37,17 +37,17 @@ struct Interval {
 };
 Interval no_interval();
 
-double mean_of(const std::vector<double>& v);      // NaN when empty
-double sample_sd(const std::vector<double>& v);    // ddof = 1; NaN when n < 2
-double median_of(std::vector<double> v);           // NaN when empty
+double mean_of(const std::vector<double>& v);    // NaN when empty
+double sample_sd(const std::vector<double>& v);  // ddof = 1; NaN when n < 2
+double median_of(std::vector<double> v);         // NaN when empty
 // Quantile q in [0,1] of sorted `v` with linear interpolation (numpy's default).
 double quantile_sorted(const std::vector<double>& sorted, double q);
 
 // Percentile bootstrap: `resamples` replicates from `replicate(rng)`, the
 // (1-level)/2 and (1+level)/2 quantiles of the finite ones. Invalid when
 // fewer than half the replicates are finite.
-Interval bootstrap_interval(const std::function<double(Rng&)>& replicate, double level = 0.95,
-                            int resamples = 2000, uint64_t seed = kStatsSeed);
+Interval bootstrap_interval(const std::function<double(Rng&)>& replicate, double level = 0.95, int resamples = 2000,
+                            uint64_t seed = kStatsSeed);
 
 // Interval of the mean of `v` (independent values: runs, devices).
 // Invalid when v has fewer than 2 finite values.
@@ -57,9 +57,8 @@ Interval bootstrap_mean_ci(const std::vector<double>& v, double level = 0.95, in
 // Moving-block bootstrap of the mean of a time series (0.5 s slices are
 // autocorrelated, so blocks of `block` consecutive values are resampled).
 // Invalid when v has fewer than 2 * block values.
-Interval block_bootstrap_mean_ci(const std::vector<double>& v, size_t block = 3,
-                                 double level = 0.95, int resamples = 2000,
-                                 uint64_t seed = kStatsSeed);
+Interval block_bootstrap_mean_ci(const std::vector<double>& v, size_t block = 3, double level = 0.95,
+                                 int resamples = 2000, uint64_t seed = kStatsSeed);
 
 // Distribution functions.
 double normal_cdf(double z);

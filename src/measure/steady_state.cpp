@@ -1,10 +1,10 @@
 #include "measure/steady_state.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "measure/stats.hpp"
 
@@ -27,8 +27,7 @@ WindowCheck check_window(const std::vector<double>& rates, const SteadyOptions& 
   WindowCheck c;
   const std::vector<double> w = window_of(rates, o);
   if (w.empty()) {
-    c.reason = fmt::format("shorter than the {:.0f} s window",
-                           (o.window_slices + o.drop_last) * o.sample_duration);
+    c.reason = fmt::format("shorter than the {:.0f} s window", (o.window_slices + o.drop_last) * o.sample_duration);
     return c;
   }
   c.long_enough = true;
@@ -64,11 +63,9 @@ WindowCheck check_window(const std::vector<double>& rates, const SteadyOptions& 
   const bool trend = std::fabs(c.drift) > o.max_drift && std::fabs(c.trend_t) >= o.min_trend_t;
   const bool spread = c.cv > o.max_cv;
   if (trend)
-    c.reason = fmt::format("trend {:+.1f}% across the window (limit {:.0f}%)", c.drift * 100,
-                           o.max_drift * 100);
+    c.reason = fmt::format("trend {:+.1f}% across the window (limit {:.0f}%)", c.drift * 100, o.max_drift * 100);
   if (spread)
-    c.reason += fmt::format("{}spread {:.1f}% (limit {:.0f}%)", trend ? ", " : "", c.cv * 100,
-                            o.max_cv * 100);
+    c.reason += fmt::format("{}spread {:.1f}% (limit {:.0f}%)", trend ? ", " : "", c.cv * 100, o.max_cv * 100);
   c.steady = !trend && !spread;
   return c;
 }
@@ -79,8 +76,8 @@ bool settled(const std::vector<double>& rates, const SteadyOptions& o) {
   const WindowCheck c = check_window(rates, o);
   if (!c.steady) return false;
   const size_t end = rates.size() - static_cast<size_t>(o.drop_last) - win;
-  const double before = mean_of(std::vector<double>(rates.begin() + static_cast<long>(end - win),
-                                                    rates.begin() + static_cast<long>(end)));
+  const double before = mean_of(
+      std::vector<double>(rates.begin() + static_cast<long>(end - win), rates.begin() + static_cast<long>(end)));
   return std::fabs(before - c.mean) <= o.max_drift * c.mean;
 }
 

@@ -1,12 +1,12 @@
 #include "report/evidence.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "measure/steady_state.hpp"
 #include "report/summary.hpp"
@@ -85,8 +85,8 @@ RunEvidence run_evidence(const std::string& label, const std::string& device, co
   e.warmup_s = warmup_seconds(rates, so);
   if (w.long_enough) {
     const size_t end = rates.size() - 2;
-    e.slice_ci = block_bootstrap_mean_ci(std::vector<double>(rates.begin() + static_cast<long>(end - 18),
-                                                             rates.begin() + static_cast<long>(end)));
+    e.slice_ci = block_bootstrap_mean_ci(
+        std::vector<double>(rates.begin() + static_cast<long>(end - 18), rates.begin() + static_cast<long>(end)));
   }
   e.until_stable = timing.value("until_stable", json(false)) == json(true);
   e.stopped_stable = timing.value("stopped_stable", json(false)) == json(true);
@@ -168,9 +168,14 @@ json stats_block(const std::vector<RunEvidence>& runs, const json& entry) {
   std::vector<double> perfs, warm, slice_pct;
   int unsteady = 0, until = 0;
   for (const auto& r : runs) {
-    jr.push_back({{"file", r.file}, {"device", r.device}, {"perf", num_or_null(r.perf)},
-                  {"slice_ci95", interval_json(r.slice_ci)}, {"warmup_s", num_or_null(r.warmup_s)},
-                  {"steady", r.steady}, {"reason", r.reason}, {"until_stable", r.until_stable},
+    jr.push_back({{"file", r.file},
+                  {"device", r.device},
+                  {"perf", num_or_null(r.perf)},
+                  {"slice_ci95", interval_json(r.slice_ci)},
+                  {"warmup_s", num_or_null(r.warmup_s)},
+                  {"steady", r.steady},
+                  {"reason", r.reason},
+                  {"until_stable", r.until_stable},
                   {"stopped_stable", r.stopped_stable}});
     if (std::isfinite(r.perf)) perfs.push_back(r.perf);
     if (std::isfinite(r.warmup_s)) warm.push_back(r.warmup_s);
@@ -179,8 +184,7 @@ json stats_block(const std::vector<RunEvidence>& runs, const json& entry) {
     until += r.until_stable ? 1 : 0;
   }
   json warmup;
-  if (!warm.empty())
-    warmup = {{"median", median_of(warm)}, {"max", *std::max_element(warm.begin(), warm.end())}};
+  if (!warm.empty()) warmup = {{"median", median_of(warm)}, {"max", *std::max_element(warm.begin(), warm.end())}};
   return {{"perf_ci95", interval_json(bootstrap_mean_ci(perfs))},
           {"runs", jr},
           {"warmup_s", warmup},
@@ -220,8 +224,8 @@ void fill_row_evidence(ReportRow& r, const json& entry) {
       if (!run.is_object()) continue;
       const std::string file = sub(run, "file").is_string() ? run["file"].get<std::string>() : "?";
       if (run.value("steady", json(true)) == json(false))
-        r.unsteady.push_back(file + ": " + (sub(run, "reason").is_string() ? run["reason"].get<std::string>()
-                                                                            : "not steady"));
+        r.unsteady.push_back(file + ": " +
+                             (sub(run, "reason").is_string() ? run["reason"].get<std::string>() : "not steady"));
       if (run.value("until_stable", json(false)) == json(true))
         r.until_stable.push_back(file + (run.value("stopped_stable", json(false)) == json(true)
                                              ? " (stopped when steady)"
@@ -240,8 +244,7 @@ void fill_significance(ReportRow& r, const json& entry, const json& base) {
     const double n1 = num(ta, "n"), n2 = num(tb, "n");
     // Summaries keep the population std; Welch wants the sample sd.
     auto sample = [](double n, double s) { return n >= 2 ? s * std::sqrt(n / (n - 1)) : kNaN; };
-    r.sig = welch_t(n1, num(ta, "mean"), sample(n1, num(ta, "std")), n2, num(tb, "mean"),
-                    sample(n2, num(tb, "std")));
+    r.sig = welch_t(n1, num(ta, "mean"), sample(n1, num(ta, "std")), n2, num(tb, "mean"), sample(n2, num(tb, "std")));
   }
   r.diff_pct = (r.perf / r.perf_base - 1) * 100;
   const double na = noise_fraction(entry), nb = noise_fraction(base);
@@ -327,9 +330,12 @@ std::vector<std::string> inventory_differences(const json& summary, const json& 
   const json a = collect(summary), b = collect(baseline);
   std::vector<std::string> out;
   if (a.empty() || b.empty()) {
-    out.push_back(fmt::format("no inventory on {} (a summary of the original milabench?): GPU model, "
-                              "driver, libtorch version, CPU count, isolation and datasets cannot be checked",
-                              a.empty() && b.empty() ? "either side" : a.empty() ? "this side" : "the baseline"));
+    out.push_back(
+        fmt::format("no inventory on {} (a summary of the original milabench?): GPU model, "
+                    "driver, libtorch version, CPU count, isolation and datasets cannot be checked",
+                    a.empty() && b.empty() ? "either side"
+                    : a.empty()            ? "this side"
+                                           : "the baseline"));
     return out;
   }
   auto list = [](const json& acc, const std::string& k) {

@@ -6,10 +6,9 @@
 // ReportData from a summary, falling back to what the original's baselines
 // carry (train {n, mean, std}, pergpu) when "stats" is absent.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "measure/stats.hpp"
 #include "report/report_data.hpp"
@@ -21,18 +20,17 @@ extern const std::vector<std::string> kInventoryKeys;
 
 // Evidence of one successful timings entry ("train", "train_1", ...) of one result file.
 struct RunEvidence {
-  std::string file;      // result file name (+ ":key" for train_N)
-  std::string device;    // device id, may be empty
-  double perf = 0;       // mean(rates[-20:-2]) as in the summary
-  Interval slice_ci{};   // 95% block bootstrap over the window's slices
-  double warmup_s = 0;   // NaN when too short
+  std::string file;     // result file name (+ ":key" for train_N)
+  std::string device;   // device id, may be empty
+  double perf = 0;      // mean(rates[-20:-2]) as in the summary
+  Interval slice_ci{};  // 95% block bootstrap over the window's slices
+  double warmup_s = 0;  // NaN when too short
   bool steady = false;
-  std::string reason;    // why not steady
+  std::string reason;  // why not steady
   bool until_stable = false, stopped_stable = false;
 };
 
-RunEvidence run_evidence(const std::string& label, const std::string& device,
-                         const nlohmann::json& timing);
+RunEvidence run_evidence(const std::string& label, const std::string& device, const nlohmann::json& timing);
 
 // Inventory of one result file: {key: string} for the keys it records.
 nlohmann::json result_inventory(const nlohmann::json& result);
@@ -63,11 +61,9 @@ void fill_significance(ReportRow& r, const nlohmann::json& entry, const nlohmann
 // (parametric normal draws from train {n, mean, std} where the summary has
 // no per-run values), failures held fixed. Sets `parametric` when any test
 // needed the fallback.
-Interval score_interval(const std::vector<ReportRow>& rows, const nlohmann::json& summary,
-                        bool& parametric);
+Interval score_interval(const std::vector<ReportRow>& rows, const nlohmann::json& summary, bool& parametric);
 
 // One line per inventory key whose values differ between the two summaries.
-std::vector<std::string> inventory_differences(const nlohmann::json& summary,
-                                               const nlohmann::json& baseline);
+std::vector<std::string> inventory_differences(const nlohmann::json& summary, const nlohmann::json& baseline);
 
 }  // namespace milabench

@@ -1,9 +1,9 @@
 #include "report/export.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "report/report.hpp"
 
@@ -23,8 +23,7 @@ std::vector<std::string> header(const ReportData& d) {
 std::vector<double> numbers(const ReportData& d, const ReportRow& r) {
   std::vector<double> v = {r.weight, r.n, r.fail, r.perf, r.std_pct, r.perf_adj, r.ci.lo, r.ci.hi};
   if (d.has_compare)
-    for (double x : {r.perf_base, r.perf_ratio, r.perf_base_adj, r.perf_ratio_adj, r.sig.p_value})
-      v.push_back(x);
+    for (double x : {r.perf_base, r.perf_ratio, r.perf_base_adj, r.perf_ratio_adj, r.sig.p_value}) v.push_back(x);
   return v;
 }
 
@@ -38,9 +37,12 @@ std::string csv_field(const std::string& s) {
 std::string md_field(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '|') o += "\\|";
-    else if (c == '\n' || c == '\r') o += ' ';
-    else o += c;
+    if (c == '|')
+      o += "\\|";
+    else if (c == '\n' || c == '\r')
+      o += ' ';
+    else
+      o += c;
   }
   return o;
 }
@@ -73,10 +75,15 @@ std::string table_markdown(const ReportData& d) {
     const auto v = numbers(d, r);
     for (size_t i = 0; i < v.size(); ++i) {
       const std::string& col = h[i + 1];
-      const int prec = (col == "weight" || col == "n" || col == "fail") ? 0
+      const int prec = (col == "weight" || col == "n" || col == "fail")   ? 0
                        : (col == "perf_ratio" || col == "perf_ratio_adj") ? 3
-                       : col == "std_pct" ? 1 : 2;
-      out += " " + (col == "p_value" ? p_cell(v[i]) : std::isfinite(v[i]) ? fmt::format("{:.{}f}", v[i], prec) : "-") + " |";
+                       : col == "std_pct"                                 ? 1
+                                                                          : 2;
+      out += " " +
+             (col == "p_value"      ? p_cell(v[i])
+              : std::isfinite(v[i]) ? fmt::format("{:.{}f}", v[i], prec)
+                                    : "-") +
+             " |";
     }
     if (d.has_compare) out += " " + (r.verdict.empty() ? std::string("-") : md_field(r.verdict)) + " |";
     out += "\n";

@@ -1,19 +1,20 @@
 // Tests of src/report/evidence and export: the summary's added keys, the
 // report's evidence sections, --compare significance and inventory checks,
 // CSV/Markdown exports. The original numbers must not move.
+#include "report/evidence.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-#include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "measure/stats.hpp"
-#include "report/evidence.hpp"
 #include "report/export.hpp"
 #include "report/report.hpp"
 #include "report/summary.hpp"
@@ -46,17 +47,19 @@ std::vector<double> rates(Rng& rng, double level) {
 
 json result(const std::string& job, const std::string& dev, std::vector<double> r, const std::string& gpu,
             bool until_stable = false) {
-  return {{"name", "s.t"},
-          {"job_id", job},
-          {"success", true},
-          {"device", dev},
-          {"metrics", {{"loss", 0.1}}},
-          {"timings", {{"program", {{"time", 30.0}}},
-                       {"train", {{"rates", r}, {"sample_duration", 0.5}, {"until_stable", until_stable},
-                                  {"stopped_stable", until_stable}}}}},
-          {"inventory", {{"gpus", {gpu}}, {"driver", "535.1"}, {"libtorch_version", "1.13.1"}, {"cpu_count", 16}}},
-          {"isolation", {{"kind", "affinity"}}},
-          {"dataset", {{"name", "mnist"}, {"synthetic", true}}}};
+  return {
+      {"name", "s.t"},
+      {"job_id", job},
+      {"success", true},
+      {"device", dev},
+      {"metrics", {{"loss", 0.1}}},
+      {"timings",
+       {{"program", {{"time", 30.0}}},
+        {"train",
+         {{"rates", r}, {"sample_duration", 0.5}, {"until_stable", until_stable}, {"stopped_stable", until_stable}}}}},
+      {"inventory", {{"gpus", {gpu}}, {"driver", "535.1"}, {"libtorch_version", "1.13.1"}, {"cpu_count", 16}}},
+      {"isolation", {{"kind", "affinity"}}},
+      {"dataset", {{"name", "mnist"}, {"synthetic", true}}}};
 }
 
 // Results of 3 repeats on 2 devices; device 1 runs at 90% of device 0.
@@ -91,8 +94,8 @@ TEST(SummaryEvidence, AddsStatsAndInventoryBesideTheBaselineKeys) {
   const json& e = s["s.t"];
   std::set<std::string> keys;
   for (const auto& [k, v] : e.items()) keys.insert(k);
-  EXPECT_EQ(keys, (std::set<std::string>{"n", "failures", "total", "train", "pergpu", "peak_memory", "stats",
-                                         "inventory"}));
+  EXPECT_EQ(keys,
+            (std::set<std::string>{"n", "failures", "total", "train", "pergpu", "peak_memory", "stats", "inventory"}));
   const json& st = e["stats"];
   ASSERT_EQ(st["runs"].size(), 6u);
   const double mean = e["train"]["mean"];
@@ -125,7 +128,8 @@ TEST(ReportEvidence, BaselineScoreUnchangedAndIntervalsFromSummaryNumbers) {
     EXPECT_EQ(r.ci_method, "t") << r.name;
     EXPECT_LT(r.ci.lo, r.perf);
   }
-  const auto& vae = *std::find_if(d.rows.begin(), d.rows.end(), [](const ReportRow& r) { return r.name == "standard.vae"; });
+  const auto& vae =
+      *std::find_if(d.rows.begin(), d.rows.end(), [](const ReportRow& r) { return r.name == "standard.vae"; });
   EXPECT_NEAR(vae.dev_min, 12012.972899462844, 1e-6);  // pergpu "2" mean
   EXPECT_EQ(vae.worst_device, "2");
   EXPECT_GT(vae.noise_pct, 1);
@@ -199,8 +203,9 @@ TEST(Export, CsvAndMarkdownOfTheMainTable) {
   std::getline(lines, head);
   std::getline(lines, row1);
   std::getline(lines, row2);
-  EXPECT_EQ(head, "test,weight,n,fail,perf,std_pct,perf_adj,ci95_lo,ci95_hi,perf_base,perf_ratio,"
-                  "perf_base_adj,perf_ratio_adj,p_value,verdict\r");
+  EXPECT_EQ(head,
+            "test,weight,n,fail,perf,std_pct,perf_adj,ci95_lo,ci95_hi,perf_base,perf_ratio,"
+            "perf_base_adj,perf_ratio_adj,p_value,verdict\r");
   EXPECT_EQ(row1.rfind("\"s.a,\"\"b\"\"|c\",1,4,0,100,2,98,", 0), 0u) << row1;
   EXPECT_NE(row1.find(",50,2,49,2,"), std::string::npos) << row1;
   EXPECT_NE(row1.find(",faster\r"), std::string::npos) << row1;

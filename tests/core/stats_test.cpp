@@ -1,12 +1,12 @@
 // Tests of src/measure/stats: distributions against independently computed
 // values, interval coverage on seeded simulations, two-sample tests on
 // known-equal and known-different samples.
-#include <cmath>
-#include <vector>
+#include "measure/stats.hpp"
 
 #include <gtest/gtest.h>
 
-#include "measure/stats.hpp"
+#include <cmath>
+#include <vector>
 
 using namespace milabench;
 

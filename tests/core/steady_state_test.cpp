@@ -1,14 +1,15 @@
 // Tests of src/measure/steady_state and RateMeter's --until-stable: warm-up
 // detection on generated series with known warm-ups, the steadiness verdict
 // on the summary window, and a meter that stops once steady.
-#include <cmath>
-#include <vector>
+#include "measure/steady_state.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <vector>
+
 #include "measure/rate_meter.hpp"
 #include "measure/stats.hpp"
-#include "measure/steady_state.hpp"
 
 using namespace milabench;
 
@@ -19,9 +20,7 @@ namespace {
 std::vector<double> series(Rng& rng, int warm, int steady, double level, double noise, int shape) {
   std::vector<double> v;
   for (int i = 0; i < warm; ++i) {
-    const double f = shape == 0   ? 0.3
-                     : shape == 1 ? 0.1 + 0.9 * i / warm
-                                  : 1 - 0.8 * std::exp(-4.0 * i / warm);
+    const double f = shape == 0 ? 0.3 : shape == 1 ? 0.1 + 0.9 * i / warm : 1 - 0.8 * std::exp(-4.0 * i / warm);
     v.push_back(level * f * (1 + noise * rng.normal()));
   }
   for (int i = 0; i < steady; ++i) v.push_back(level * (1 + noise * rng.normal()));
@@ -43,10 +42,9 @@ TEST(Warmup, FoundWithinOneSecondOnGeneratedSeries) {
           const double band = std::max(0.05, 5 * noise * std::sqrt(1.0 / 4 + 1.0 / 18));
           int first = 0;
           while (first < warm && (shape == 0 || (shape == 1 ? 0.1 + 0.9 * first / warm
-                                                             : 1 - 0.8 * std::exp(-4.0 * first / warm)) < 1 - band))
+                                                            : 1 - 0.8 * std::exp(-4.0 * first / warm)) < 1 - band))
             ++first;
-          EXPECT_NEAR(w, first * 0.5, 1.0)
-              << "shape " << shape << " warm " << warm << " noise " << noise;
+          EXPECT_NEAR(w, first * 0.5, 1.0) << "shape " << shape << " warm " << warm << " noise " << noise;
           ++checked;
         }
       }
@@ -100,7 +98,8 @@ TEST(RateMeter, UntilStableStopsOnceTheWindowIsSteady) {
   MeterOptions o;
   o.max_count = 1000000000;
   o.until_stable = true;
-  RateMeter m(o, [&t] { return t; }, nullptr);
+  RateMeter m(
+      o, [&t] { return t; }, nullptr);
   m.start();
   // 10 s of warm-up at 80/s then 800/s; steps of 0.125 s (exact in binary).
   int steps = 0;
@@ -137,7 +136,8 @@ TEST(RateMeter, WithoutUntilStableRunsToMaxCount) {
   double t = 0;
   MeterOptions o;
   o.max_count = 50000;
-  RateMeter m(o, [&t] { return t; }, nullptr);
+  RateMeter m(
+      o, [&t] { return t; }, nullptr);
   m.start();
   while (!m.done()) {
     t += 0.1;
@@ -153,7 +153,8 @@ TEST(RateMeter, UntilStableNeverSteadyStillStopsAtMaxCount) {
   MeterOptions o;
   o.max_count = 20000;
   o.until_stable = true;
-  RateMeter m(o, [&t] { return t; }, nullptr);
+  RateMeter m(
+      o, [&t] { return t; }, nullptr);
   m.start();
   int i = 0;
   while (!m.done()) {

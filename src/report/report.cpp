@@ -129,7 +129,7 @@ void print_report(const ReportData& d, std::ostream& out) {
   if (d.has_compare)
     head += fmt::format(" {:>12} {:>10} {:>13} {:>14}", "perf_base", "perf_ratio", "perf_base_adj",
                         "perf_ratio_adj");
-  head += fmt::format("  {:<25}", "perf 95% CI");
+  head += "  perf 95% CI";
   out << head << "\n" << std::string(head.size(), '-') << "\n";
   for (const auto& r : d.rows) {
     out << fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", r.name, cell(r.weight, 0),
@@ -138,7 +138,7 @@ void print_report(const ReportData& d, std::ostream& out) {
     if (d.has_compare)
       out << fmt::format(" {:>12} {:>10} {:>13} {:>14}", cell(r.perf_base), cell(r.perf_ratio, 3),
                          cell(r.perf_base_adj), cell(r.perf_ratio_adj, 3));
-    out << fmt::format("  {:<25}", ci_cell(r));
+    out << "  " << ci_cell(r);
     out << "\n";
   }
   out << "\n";

@@ -141,6 +141,8 @@ int main(int argc, char** argv) {
   rep->add_option("--price", rp.price, "machine price in dollars")->check(CLI::PositiveNumber);
   rep->add_flag("--compare-gpus", rp.compare_gpus, "per-device comparison matrices");
   rep->add_option("--title", rp.title, "report title");
+  rep->add_option("--csv", rp.csv, "write the main table as CSV here");
+  rep->add_option("--markdown", rp.markdown, "write the main table as Markdown here");
 
   app.add_subcommand("list", "list the workloads and datasets of this build");
   CgroupsCmdOptions cg;

@@ -75,6 +75,8 @@ int run_experiment(const RunOptions& opts) {
   app.add_option("--max-count", mo.max_count, "stop after this many examples (" + info->count_unit + ")")
       ->capture_default_str();
   app.add_option("--sample-duration", mo.sample_duration, "seconds per rate slice")->capture_default_str();
+  app.add_flag("--until-stable", mo.until_stable,
+               "also stop once the rate is steady over the summary window (docs/statistics.md)");
   app.add_flag("--cuda", cuda, "train on the GPU when one is visible");
   app.add_flag("--no-cuda", no_cuda, "train on the CPU");
   app.add_option("--seed", seed, "random seed")->capture_default_str();
@@ -196,8 +198,9 @@ int run_experiment(const RunOptions& opts) {
     std::cout << result.dump(2) << std::endl;  // nothing is lost
     return 2;
   }
-  std::cerr << fmt::format("milarun run {}: {} — {} {} in {:.1f} s, last rate {:.1f}/s -> {}\n", info->name,
-                           ok ? "ok" : "FAILED", meter.count(), info->count_unit,
+  std::cerr << fmt::format("milarun run {}: {}{} — {} {} in {:.1f} s, last rate {:.1f}/s -> {}\n", info->name,
+                           ok ? "ok" : "FAILED", meter.stopped_stable() ? " (steady, --until-stable)" : "",
+                           meter.count(), info->count_unit,
                            result["timings"]["train"]["wall_time"].get<double>(), meter.last_rate(), path);
   return ok ? 0 : 1;
 }

@@ -5,7 +5,9 @@
 namespace milabench {
 
 RateMeter::RateMeter(MeterOptions opts, Clock clock, Sync sync)
-    : opts_(opts), clock_(std::move(clock)), sync_(std::move(sync)) {}
+    : opts_(opts), clock_(std::move(clock)), sync_(std::move(sync)) {
+  opts_.steady.sample_duration = opts_.sample_duration;
+}
 
 void RateMeter::start() {
   if (sync_) sync_();
@@ -35,6 +37,7 @@ bool RateMeter::step(int64_t n) {
   measured_ += elapsed;
   slice_start_ = now;
   slice_count_ = 0;
+  if (opts_.until_stable && !stable_) stable_ = settled(rates_, opts_.steady);
   return true;
 }
 
@@ -54,7 +57,9 @@ nlohmann::json RateMeter::to_json() const {
           {"wall_time", wall},
           {"overhead", overhead_},
           {"sample_duration", opts_.sample_duration},
-          {"max_count", opts_.max_count}};
+          {"max_count", opts_.max_count},
+          {"until_stable", opts_.until_stable},
+          {"stopped_stable", stable_}};
 }
 
 }  // namespace milabench

@@ -1,6 +1,8 @@
 #include "report/html.hpp"
 
 #include <algorithm>
+
+#include "report/report.hpp"
 #include <cmath>
 
 #include <fmt/format.h>
@@ -56,6 +58,51 @@ std::string chart(const std::string& test, const std::vector<RateSeries>& runs) 
   return svg + "</svg>";
 }
 
+// Steady state, fairness, significance and inventory sections (report.cpp's text, as tables).
+std::string evidence_html(const ReportData& d) {
+  std::string h =
+      "<h2>Steady state and fairness</h2>\n<table>\n<tr><th>test</th><th>warm-up s (median/max)</th>"
+      "<th>unsteady runs</th><th>--until-stable runs</th><th>slice CI &plusmn;%</th><th>noise %</th>"
+      "<th>device min</th><th>device max</th><th>worst share (device)</th></tr>\n";
+  for (const auto& r : d.rows) {
+    h += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+        html_escape(r.name),
+        std::isnan(r.warmup_median_s) ? "-" : cell(r.warmup_median_s, 1) + " / " + cell(r.warmup_max_s, 1),
+        r.unsteady_runs, r.until_stable_runs, cell(r.slice_ci_pct, 1), cell(r.noise_pct, 1), cell(r.dev_min),
+        cell(r.dev_max),
+        std::isnan(r.worst_share) ? "-" : cell(r.worst_share, 3) + " (" + html_escape(r.worst_device) + ")");
+  }
+  h += "</table>\n";
+  std::string unsteady, until;
+  for (const auto& r : d.rows) {
+    for (const auto& u : r.unsteady) unsteady += "<li>" + html_escape(r.name + "  " + u) + "</li>\n";
+    for (const auto& u : r.until_stable) until += "<li>" + html_escape(r.name + "  " + u) + "</li>\n";
+  }
+  if (!unsteady.empty())
+    h += "<h3>Runs not steady over the summary window</h3>\n<ul>\n" + unsteady + "</ul>\n";
+  if (!until.empty()) h += "<h3>Runs that used --until-stable</h3>\n<ul>\n" + until + "</ul>\n";
+  if (!d.has_compare) return h;
+  h += "<h2>Significance against the baseline</h2>\n<p>Two-sided, alpha 0.05; a difference under the noise "
+       "floor is shown as &quot;same&quot;.</p>\n<table>\n<tr><th>test</th><th>diff %</th><th>noise floor %</th>"
+       "<th>method</th><th>p</th><th>effect</th><th>verdict</th></tr>\n";
+  for (const auto& r : d.rows) {
+    if (r.sig.method.empty()) continue;
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                     html_escape(r.name), cell(r.diff_pct, 1), cell(r.noise_floor_pct, 1), r.sig.method,
+                     html_escape(p_cell(r.sig.p_value)),
+                     std::isnan(r.sig.effect) ? "-" : r.sig.effect_name + " " + cell(r.sig.effect, 2),
+                     r.verdict.empty() ? "-" : r.verdict);
+  }
+  h += "</table>\n";
+  if (!d.inventory_diffs.empty()) {
+    h += "<h3 class=\"fail\">The two sides differ in what matters for a comparison</h3>\n<ul>\n";
+    for (const auto& line : d.inventory_diffs) h += "<li>" + html_escape(line) + "</li>\n";
+    h += "</ul>\n";
+  }
+  return h;
+}
+
 }  // namespace
 
 std::string html_escape(const std::string& s) {
@@ -86,7 +133,7 @@ std::string render_html(const ReportData& d,
               "<th>std%</th><th>perf_adj</th>";
   if (d.has_compare)
     h += "<th>perf_base</th><th>perf_ratio</th><th>perf_base_adj</th><th>perf_ratio_adj</th>";
-  h += "</tr>\n";
+  h += "<th>perf 95% CI</th></tr>\n";
   for (const auto& r : d.rows) {
     h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
                      html_escape(r.name), cell(r.weight, 0), cell(r.n, 0), cell(r.fail, 0),
@@ -94,13 +141,18 @@ std::string render_html(const ReportData& d,
     if (d.has_compare)
       h += fmt::format("<td>{}</td><td>{}</td><td>{}</td><td>{}</td>", cell(r.perf_base),
                        cell(r.perf_ratio, 3), cell(r.perf_base_adj), cell(r.perf_ratio_adj, 3));
-    h += "</tr>\n";
+    h += "<td>" + (r.ci.valid() ? fmt::format("[{}, {}] {}", cell(r.ci.lo), cell(r.ci.hi), r.ci_method) : "-") +
+         "</td></tr>\n";
   }
   h += "</table>\n<h2>Scores</h2>\n<table>\n";
   h += fmt::format("<tr><td>failure rate</td><td>{}% ({}/{}) <span class=\"{}\">{}</span></td></tr>\n",
                    cell(d.failure_rate * 100), cell(d.total_fail, 0), cell(d.total_n, 0),
                    d.failure_pass ? "pass" : "fail", d.failure_pass ? "PASS" : "FAIL");
   h += fmt::format("<tr><td>score</td><td>{}</td></tr>\n", cell(d.score));
+  if (d.score_ci.valid())
+    h += fmt::format("<tr><td>score 95% CI</td><td>[{}, {}] (bootstrap over runs, weights fixed{})</td></tr>\n",
+                     cell(d.score_ci.lo), cell(d.score_ci.hi),
+                     d.score_ci_parametric ? "; normal draws for tests without per-run values" : "");
   if (d.has_compare) {
     h += fmt::format("<tr><td>baseline score</td><td>{}</td></tr>\n", cell(d.base_score));
     h += fmt::format("<tr><td>score ratio</td><td>{}</td></tr>\n", cell(d.score_ratio, 3));
@@ -118,6 +170,7 @@ std::string render_html(const ReportData& d,
   if (!energy.empty())
     h += "<h2>Energy (runs where power was measured)</h2>\n<table>\n<tr><th>test</th><th>J/example</th>"
          "<th>examples/W</th></tr>\n" + energy + "</table>\n";
+  h += evidence_html(d);
   if (!d.gpus.empty()) {
     h += "<h2>Per-GPU perf relative to the best device</h2>\n";
     for (const auto& g : d.gpus) {

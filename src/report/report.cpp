@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include "report/export.hpp"
 #include "report/html.hpp"
 #include "report/summary.hpp"
 
@@ -39,7 +40,67 @@ bool load_object(const std::string& path, const char* what, json& out, std::ostr
   return true;
 }
 
+std::string ci_cell(const ReportRow& r) {
+  if (!r.ci.valid()) return "-";
+  return fmt::format("[{}, {}] {}", cell(r.ci.lo), cell(r.ci.hi), r.ci_method);
+}
+
+// Steady state, fairness, significance and inventory sections.
+void print_evidence(const ReportData& d, std::ostream& out) {
+  out << "\nsteady state and fairness (warm-up median/max s; slice CI half-width %; run-to-run noise %;\n"
+         "device means min/max and the worst copy's share of their mean)\n";
+  std::string head = fmt::format("{:<28} {:>13} {:>8} {:>8} {:>8} {:>7} {:>12} {:>12} {:>12}", "test",
+                                 "warmup_s", "unsteady", "u_stable", "slice%", "noise%", "dev_min",
+                                 "dev_max", "worst_share");
+  out << head << "\n" << std::string(head.size(), '-') << "\n";
+  for (const auto& r : d.rows) {
+    const std::string warm = std::isnan(r.warmup_median_s)
+                                 ? "-"
+                                 : cell(r.warmup_median_s, 1) + "/" + cell(r.warmup_max_s, 1);
+    const std::string share =
+        std::isnan(r.worst_share) ? "-" : cell(r.worst_share, 3) + " (" + r.worst_device + ")";
+    out << fmt::format("{:<28} {:>13} {:>8} {:>8} {:>8} {:>7} {:>12} {:>12} {:>12}\n", r.name, warm,
+                       r.unsteady_runs, r.until_stable_runs, cell(r.slice_ci_pct, 1),
+                       cell(r.noise_pct, 1), cell(r.dev_min), cell(r.dev_max), share);
+  }
+  bool any_unsteady = false, any_until = false;
+  for (const auto& r : d.rows) any_unsteady |= !r.unsteady.empty(), any_until |= !r.until_stable.empty();
+  if (any_unsteady) {
+    out << "\nruns not steady over the summary window (last 10 s minus the last second):\n";
+    for (const auto& r : d.rows)
+      for (const auto& u : r.unsteady) out << "  " << r.name << "  " << u << "\n";
+  }
+  if (any_until) {
+    out << "\nruns that used --until-stable:\n";
+    for (const auto& r : d.rows)
+      for (const auto& u : r.until_stable) out << "  " << r.name << "  " << u << "\n";
+  }
+  if (!d.has_compare) return;
+  out << "\nsignificance against the baseline (two-sided, alpha 0.05; a difference under the noise "
+         "floor is \"same\")\n";
+  head = fmt::format("{:<28} {:>8} {:>8} {:<13} {:>9} {:>22} {}", "test", "diff%", "floor%", "method",
+                     "p", "effect", "verdict");
+  out << head << "\n" << std::string(head.size() + 8, '-') << "\n";
+  for (const auto& r : d.rows) {
+    if (r.sig.method.empty()) continue;
+    const std::string eff = std::isnan(r.sig.effect) ? "-" : r.sig.effect_name + " " + cell(r.sig.effect, 2);
+    out << fmt::format("{:<28} {:>8} {:>8} {:<13} {:>9} {:>22} {}\n", r.name, cell(r.diff_pct, 1),
+                       cell(r.noise_floor_pct, 1), r.sig.method, p_cell(r.sig.p_value), eff,
+                       r.verdict.empty() ? "-" : r.verdict);
+  }
+  if (!d.inventory_diffs.empty()) {
+    out << "\nWARNING: the two sides differ in what matters for a comparison:\n";
+    for (const auto& line : d.inventory_diffs) out << "  " << line << "\n";
+  }
+}
+
 }  // namespace
+
+std::string p_cell(double p) {
+  if (std::isnan(p)) return "-";
+  if (p < 1e-4) return "<0.0001";
+  return fmt::format("{:.4f}", p);
+}
 
 void write_file_atomic(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp." + std::to_string(::getpid());
@@ -79,6 +140,7 @@ void print_report(const ReportData& d, std::ostream& out) {
   if (d.has_compare)
     head += fmt::format(" {:>12} {:>10} {:>13} {:>14}", "perf_base", "perf_ratio", "perf_base_adj",
                         "perf_ratio_adj");
+  head += "  perf 95% CI";
   out << head << "\n" << std::string(head.size(), '-') << "\n";
   for (const auto& r : d.rows) {
     out << fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", r.name, cell(r.weight, 0),
@@ -87,6 +149,7 @@ void print_report(const ReportData& d, std::ostream& out) {
     if (d.has_compare)
       out << fmt::format(" {:>12} {:>10} {:>13} {:>14}", cell(r.perf_base), cell(r.perf_ratio, 3),
                          cell(r.perf_base_adj), cell(r.perf_ratio_adj, 3));
+    out << "  " << ci_cell(r);
     out << "\n";
   }
   print_energy(d, out);
@@ -94,6 +157,10 @@ void print_report(const ReportData& d, std::ostream& out) {
   out << fmt::format("{:<20} {:>10}% ({}/{}) {}\n", "failure rate", cell(d.failure_rate * 100),
                      cell(d.total_fail, 0), cell(d.total_n, 0), d.failure_pass ? "PASS" : "FAIL");
   out << fmt::format("{:<20} {:>10}\n", "score", cell(d.score));
+  if (d.score_ci.valid())
+    out << fmt::format("{:<20} [{}, {}] (bootstrap over runs, weights fixed{})\n", "score 95% CI",
+                       cell(d.score_ci.lo), cell(d.score_ci.hi),
+                       d.score_ci_parametric ? "; normal draws for tests without per-run values" : "");
   if (d.has_compare) {
     out << fmt::format("{:<20} {:>10}\n", "baseline score", cell(d.base_score));
     out << fmt::format("{:<20} {:>10}\n", "score ratio", cell(d.score_ratio, 3));
@@ -109,6 +176,7 @@ void print_report(const ReportData& d, std::ostream& out) {
       for (const auto& [dev, v] : g.devices) out << fmt::format("  {:>6} {:>8}\n", dev, cell(v, 3));
     }
   }
+  print_evidence(d, out);
 }
 
 int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) {
@@ -154,6 +222,19 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
     return 2;
   }
   print_report(d, out);
+  if (!d.inventory_diffs.empty())
+    err << "warning: --compare " << opts.compare << ": " << d.inventory_diffs.size()
+        << " inventory difference(s), listed at the end of the report (compare like with like)\n";
+  for (const auto& [path, text] : {std::make_pair(opts.csv, table_csv(d)),
+                                   std::make_pair(opts.markdown, table_markdown(d))}) {
+    if (path.empty()) continue;
+    try {
+      write_file_atomic(path, text);
+    } catch (const std::exception& e) {
+      err << "error: export " << e.what() << "\n";
+      return 1;
+    }
+  }
   if (!opts.html.empty()) {
     try {
       write_file_atomic(opts.html, render_html(d, is_dir ? &series : nullptr));

@@ -14,13 +14,15 @@ struct ReportOptions {
   std::string html;          // path of a self-contained HTML page to write; empty: none
   double price = 0;          // dollars (> 0), prints price/score; 0: not given
   bool compare_gpus = false; // per-device perf relative to the best device
+  std::string csv;           // path: the main table as CSV; empty: none
+  std::string markdown;      // path: the main table + score as Markdown; empty: none
   std::string title;
 };
 
 // Prints the report to out, warnings/errors to err (one clear line each:
 // naming the file and what to do). Returns the process exit code: 0 ok,
 // 2 bad input (missing/unreadable/malformed input, weights or compare file,
-// negative price), 1 when the HTML file cannot be written.
+// negative price), 1 when the HTML, CSV or Markdown file cannot be written.
 int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err);
 
 // Writes the summary JSON of OUTDIR to out_file (atomically: temp file +
@@ -30,8 +32,12 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err);
 int run_summary(const std::string& outdir, const std::string& out_file, std::ostream& out,
                 std::ostream& err);
 
-// Fixed-width text rendering of a report.
+// Fixed-width text rendering of a report: the original table and scores,
+// then the evidence sections (steady state, fairness, significance, inventory).
 void print_report(const ReportData& d, std::ostream& out);
+
+// "0.0123", "<0.0001", or "-" for NaN.
+std::string p_cell(double p);
 
 // Writes `text` to `path` via a temp file in the same folder + rename.
 // Throws std::runtime_error naming the path on failure.

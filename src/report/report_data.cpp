@@ -5,6 +5,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "report/evidence.hpp"
+
 namespace milabench {
 using nlohmann::json;
 
@@ -74,12 +76,14 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
   for (const auto& [name, entry] : summary.items()) {  // nlohmann objects iterate sorted
     ReportRow r = make_row(name, entry);
     r.weight = weight_of(weights, name);
-    if (d.has_compare && baseline.contains(name)) {
+    fill_row_evidence(r, entry);
+    if (d.has_compare && baseline.is_object() && baseline.contains(name)) {
       ReportRow b = make_row(name, baseline[name]);
       r.perf_base = b.perf;
       r.perf_ratio = r.perf / b.perf;
       r.perf_base_adj = b.perf_adj;
       r.perf_ratio_adj = r.perf_adj / b.perf_adj;
+      fill_significance(r, entry, baseline[name]);
     }
     if (std::isfinite(r.n)) d.total_n += r.n;
     if (std::isfinite(r.fail)) d.total_fail += r.fail;
@@ -88,6 +92,7 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
   d.failure_rate = d.total_n > 0 ? d.total_fail / d.total_n : kNaN;
   d.failure_pass = d.failure_rate <= 0.01;
   d.score = weighted_score(d.rows);
+  d.score_ci = score_interval(d.rows, summary, d.score_ci_parametric);
   d.base_score = d.score_ratio = kNaN;
   if (d.has_compare) {
     if (!baseline.is_object()) throw std::runtime_error("baseline is not a JSON object");
@@ -98,6 +103,7 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
     }
     d.base_score = weighted_score(base_rows);
     d.score_ratio = d.score / d.base_score;
+    d.inventory_diffs = inventory_differences(summary, baseline);
   }
   if (compare_gpus) {
     for (const auto& [name, entry] : summary.items()) {

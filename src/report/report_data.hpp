@@ -1,10 +1,13 @@
 // The numbers of a report (table rows, scores, per-GPU ratios), computed
 // once and rendered as text (report.cpp) or HTML (html.cpp).
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "measure/stats.hpp"
 
 namespace milabench {
 
@@ -19,6 +22,23 @@ struct ReportRow {
   double perf_base = 0, perf_ratio = 0, perf_base_adj = 0, perf_ratio_adj = 0;  // with compare
   // Mean over runs whose power was measured (summary "energy"); NaN otherwise.
   double joules_per_example = 0, examples_per_watt = 0;
+
+  // Evidence beside the original numbers (evidence.hpp); NaN / empty when unknown.
+  Interval ci = no_interval();  // 95% CI of perf
+  std::string ci_method;        // "bootstrap" (per-run values) or "t" (from n/mean/std)
+  double warmup_median_s = NAN, warmup_max_s = NAN;
+  double slice_ci_pct = NAN;    // median half-width of the within-run CIs, % of perf
+  int unsteady_runs = 0, until_stable_runs = 0;
+  std::vector<std::string> unsteady;      // "file: reason"
+  std::vector<std::string> until_stable;  // files that used --until-stable
+  double dev_min = NAN, dev_max = NAN, worst_share = NAN;  // fairness over device means
+  std::string worst_device;
+  double noise_pct = NAN;       // run-to-run noise, % of perf
+  // With compare.
+  TestResult sig{"", NAN, NAN, NAN, ""};
+  double diff_pct = NAN;        // (perf / perf_base - 1) * 100
+  double noise_floor_pct = NAN; // max of both sides' noise_pct
+  std::string verdict;          // same | faster | slower | not significant | "" (unknown)
 };
 
 // For one test and one statistic (mean/min/max): each device's pergpu value
@@ -39,6 +59,9 @@ struct ReportData {
   double base_score = 0, score_ratio = 0;  // with compare
   double price = 0;             // dollars; 0 = not given
   std::vector<GpuRatios> gpus;  // with compare_gpus
+  Interval score_ci = no_interval();   // 95% CI of score (weights fixed)
+  bool score_ci_parametric = false;    // some tests had no per-run values
+  std::vector<std::string> inventory_diffs;  // with compare
 };
 
 // Table row of one summary entry (baseline schema); fields missing -> NaN.
@@ -48,7 +71,8 @@ ReportRow make_row(const std::string& name, const nlohmann::json& entry);
 // finite perf_adj > 0; NaN when there is no such row.
 double weighted_score(const std::vector<ReportRow>& rows);
 
-// Builds the report of `summary`. `weights` is an object {test: {weight}}
+// Builds the report of `summary`, with the evidence of evidence.hpp beside
+// the original numbers. `weights` is an object {test: {weight}}
 // or null (every row weight 1); `baseline` a summary or null (no compare).
 // Throws std::runtime_error when summary is not an object.
 ReportData build_report(const nlohmann::json& summary, const nlohmann::json& weights,

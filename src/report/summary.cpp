@@ -8,6 +8,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "report/evidence.hpp"
+
 namespace milabench {
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -179,6 +181,8 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     std::map<std::string, std::vector<double>> pergpu;
     double peak = kNaN;
     std::vector<double> joules_per_example, examples_per_watt;  // runs whose power was measured
+    std::vector<RunEvidence> runs;      // successful timings entries
+    json inventory = json::object();    // {key: distinct values}
   };
   std::map<std::string, Acc> acc;
   for (const auto& p : json_files(outdir)) {
@@ -191,6 +195,9 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     if (d.contains("metrics") && d["metrics"].is_object())
       for (const auto& m : d["metrics"]) ok = ok && !metric_is_bad(m);
     std::vector<double> perfs;
+    std::vector<RunEvidence> evidence;
+    const std::string dev = as_id(d.value("device", json()));
+    merge_inventory(a.inventory, result_inventory(d));
     const json timings = d.value("timings", json::object());
     if (timings.is_object()) {
       if (timings.contains("program") && timings["program"].is_object()) {
@@ -202,6 +209,8 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
         double perf = perf_of_rates(as_rates(v.value("rates", json())));
         if (!std::isfinite(perf)) ok = false;
         perfs.push_back(perf);
+        const std::string label = p.filename().string() + (k == "train" ? "" : ":" + k);
+        evidence.push_back(run_evidence(label, dev, v));
       }
     }
     if (perfs.empty()) ok = false;
@@ -209,7 +218,7 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
       a.failures++;
     } else {
       a.train.insert(a.train.end(), perfs.begin(), perfs.end());
-      std::string dev = as_id(d.value("device", json()));
+      a.runs.insert(a.runs.end(), evidence.begin(), evidence.end());
       if (!dev.empty() && !is_gpu_progression(r.name))
         a.pergpu[dev].insert(a.pergpu[dev].end(), perfs.begin(), perfs.end());
       add_energy(d, perfs.front(), a.joules_per_example, a.examples_per_watt);
@@ -230,12 +239,16 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
   for (const auto& [name, a] : acc) {
     json pg = json::object();
     for (const auto& [dev, v] : a.pergpu) pg[dev] = compute_stats(v);
-    out[name] = {{"n", a.n}, {"failures", a.failures}, {"total", compute_stats(a.total)},
-                 {"train", compute_stats(a.train)}, {"pergpu", pg},
-                 {"peak_memory", std::isfinite(a.peak) ? json(a.peak) : json()}};
+    json entry = {{"n", a.n}, {"failures", a.failures}, {"total", compute_stats(a.total)},
+                  {"train", compute_stats(a.train)}, {"pergpu", pg},
+                  {"peak_memory", std::isfinite(a.peak) ? json(a.peak) : json()}};
     if (!a.joules_per_example.empty())
-      out[name]["energy"] = {{"joules_per_example", compute_stats(a.joules_per_example)},
-                             {"examples_per_watt", compute_stats(a.examples_per_watt)}};
+      entry["energy"] = {{"joules_per_example", compute_stats(a.joules_per_example)},
+                         {"examples_per_watt", compute_stats(a.examples_per_watt)}};
+    // Added beside the baselines' schema (evidence.hpp).
+    entry["stats"] = stats_block(a.runs, entry);
+    entry["inventory"] = a.inventory;
+    out[name] = entry;
   }
   return out;
 }

@@ -31,7 +31,9 @@ nlohmann::json parse_json_lenient(const std::string& text);
 nlohmann::json read_json_file(const std::string& path);
 
 // Summary JSON of every `*.json` result file directly in `outdir`, keyed by
-// test name. Files without job_id, or with subjob true, are not counted;
+// test name: the baselines' keys plus "stats" (intervals, steady state,
+// fairness, noise; see evidence.hpp) and "inventory" (distinct machine
+// facts of the test's results). Files without job_id, or with subjob true, are not counted;
 // unreadable or invalid files are skipped with one line each appended to
 // `warnings`. Throws std::runtime_error when `outdir` is not a directory.
 nlohmann::json summarize_directory(const std::string& outdir, std::vector<std::string>& warnings);

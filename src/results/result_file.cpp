@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -94,6 +95,18 @@ nlohmann::json isolation_record() {
   return rec;
 }
 
+std::string nvidia_driver_version(const std::string& line) {
+  const auto k = line.find("Kernel Module");
+  if (k == std::string::npos) return "";
+  std::istringstream words(line.substr(k));
+  std::string w;
+  while (words >> w)
+    if (std::isdigit(static_cast<unsigned char>(w[0])) && w.find('.') != std::string::npos &&
+        w.find_first_not_of("0123456789.") == std::string::npos)
+      return w;
+  return "";
+}
+
 double peak_rss_mb() {
   std::string v = proc_field("/proc/self/status", "VmHWM");
   return v.empty() ? 0.0 : std::stod(v) / 1024.0;  // kB -> MiB
@@ -124,6 +137,13 @@ nlohmann::json machine_inventory() {
     }
   }
   inv["gpus"] = gpus;
+  inv["driver"] = nullptr;
+  std::ifstream ver("/proc/driver/nvidia/version");
+  std::string line;
+  if (std::getline(ver, line)) {
+    const std::string v = nvidia_driver_version(line);
+    if (!v.empty()) inv["driver"] = v;
+  }
   return inv;
 }
 

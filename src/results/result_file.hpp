@@ -26,6 +26,15 @@ nlohmann::json machine_inventory();
 // CPUs; always with "cpus_observed", this process's affinity now, so a reader
 // can check the confinement took effect. Schema: docs/result-format.md.
 nlohmann::json isolation_record();
+// GPU names and NVIDIA driver version (from /proc/driver/nvidia, no CUDA
+// init; driver null without one), kernel.
+nlohmann::json machine_inventory();
+
+// Driver version from the first line of /proc/driver/nvidia/version
+// ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  ..." or
+// "... Open Kernel Module for x86_64  550.54.14  ..."): the first dotted
+// number after "Kernel Module"; "" when there is none.
+std::string nvidia_driver_version(const std::string& line);
 
 // Peak resident set of this process in MiB (VmHWM).
 double peak_rss_mb();

@@ -1,0 +1,58 @@
+// Steady state of a run's rate series (examples/s per slice of
+// sample_duration seconds): how long the warm-up lasted, and whether the
+// window the summary averages (rates[-20:-2], the last 10 s minus the last
+// second) is steady. Used by the summary (flags) and by RateMeter
+// (--until-stable). Torch-free; docs/statistics.md states the rules.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace milabench {
+
+struct SteadyOptions {
+  double sample_duration = 0.5;  // seconds per slice
+  // The summary window: rates[-window_slices - drop_last : -drop_last].
+  int window_slices = 18;
+  int drop_last = 2;
+  // Trend: the least-squares line through the window may change by at most
+  // max_drift (fraction of the window's mean) from its first to its last
+  // slice, unless the slope is not distinguishable from noise (|t| < min_trend_t).
+  double max_drift = 0.05;
+  double min_trend_t = 3.0;
+  // Spread: the window's coefficient of variation (sample sd / mean) may be
+  // at most max_cv.
+  double max_cv = 0.10;
+  // Warm-up: the run is warm from the first slice after which every mean of
+  // `smooth` consecutive slices stays within max(band * level, 5 * se) of
+  // the window's median level, se = sd * sqrt(1/smooth + 1/window_slices)
+  // (sd: the window's sample sd).
+  double band = 0.05;
+  int smooth = 4;
+};
+
+// Verdict on the summary window of one run.
+struct WindowCheck {
+  bool long_enough = false;  // the series has window_slices + drop_last rates
+  bool steady = false;       // long_enough, no trend, spread within max_cv
+  double mean = 0;           // window mean (the run's perf), examples/s
+  double drift = 0;          // fitted change across the window / mean (signed)
+  double trend_t = 0;        // slope / its standard error
+  double cv = 0;             // sample sd / mean
+  std::string reason;        // empty when steady; else one short phrase
+};
+
+WindowCheck check_window(const std::vector<double>& rates, const SteadyOptions& opts = {});
+
+// The --until-stable stopping rule: the summary window is steady
+// (check_window) and the window_slices before it have a mean within
+// max_drift of its mean, so a flat slow phase at the start (data loading,
+// autotuning) cannot pass for the steady state. Needs
+// 2 * window_slices + drop_last rates; false before that.
+bool settled(const std::vector<double>& rates, const SteadyOptions& opts = {});
+
+// Warm-up length in seconds: slices before the rate settled (see
+// SteadyOptions::band), times sample_duration. NaN when the series is
+// shorter than the window; 0 when it was steady from the start.
+double warmup_seconds(const std::vector<double>& rates, const SteadyOptions& opts = {});
+
+}  // namespace milabench

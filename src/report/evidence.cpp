@@ -1,0 +1,354 @@
+#include "report/evidence.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "measure/steady_state.hpp"
+#include "report/summary.hpp"
+
+namespace milabench {
+using nlohmann::json;
+
+const std::vector<std::string> kInventoryKeys = {"gpu_model", "driver",    "libtorch_version",
+                                                 "cpu_count", "isolation", "dataset"};
+
+namespace {
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kAlpha = 0.05;  // significance level of --compare
+
+json num_or_null(double v) { return std::isfinite(v) ? json(v) : json(); }
+json interval_json(const Interval& i) { return i.valid() ? json::array({i.lo, i.hi}) : json(); }
+
+double num(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return kNaN;
+  return obj[key].get<double>();
+}
+
+Interval interval_from(const json& v) {
+  if (v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number())
+    return {v[0].get<double>(), v[1].get<double>()};
+  return no_interval();
+}
+
+// obj[key] when obj is an object holding it, else null (never throws).
+const json& sub(const json& obj, const char* key) {
+  static const json kNull;
+  if (obj.is_object()) {
+    auto it = obj.find(key);
+    if (it != obj.end()) return *it;
+  }
+  return kNull;
+}
+
+const json& stats_of(const json& entry) {
+  static const json kNull;
+  return sub(entry, "stats").is_object() ? sub(entry, "stats") : kNull;
+}
+
+// Per-run perf values recorded in a summary entry's stats (empty when none).
+std::vector<double> run_values(const json& entry) {
+  std::vector<double> v;
+  const json& runs = sub(stats_of(entry), "runs");
+  if (!runs.is_array()) return v;
+  for (const auto& r : runs) {
+    double p = num(r, "perf");
+    if (std::isfinite(p)) v.push_back(p);
+  }
+  return v;
+}
+
+std::vector<double> rates_of(const json& timing) {
+  std::vector<double> out;
+  if (!timing.is_object() || !timing.contains("rates") || !timing["rates"].is_array()) return out;
+  for (const auto& x : timing["rates"]) out.push_back(x.is_number() ? x.get<double>() : kNaN);
+  return out;
+}
+}  // namespace
+
+RunEvidence run_evidence(const std::string& label, const std::string& device, const json& timing) {
+  RunEvidence e;
+  e.file = label;
+  e.device = device;
+  const std::vector<double> rates = rates_of(timing);
+  e.perf = perf_of_rates(rates);
+  SteadyOptions so;
+  const double sd = num(timing, "sample_duration");
+  if (sd > 0) so.sample_duration = sd;
+  const WindowCheck w = check_window(rates, so);
+  e.steady = w.steady;
+  e.reason = w.reason;
+  e.warmup_s = warmup_seconds(rates, so);
+  if (w.long_enough) {
+    const size_t end = rates.size() - 2;
+    e.slice_ci = block_bootstrap_mean_ci(
+        std::vector<double>(rates.begin() + static_cast<long>(end - 18), rates.begin() + static_cast<long>(end)));
+  }
+  e.until_stable = timing.value("until_stable", json(false)) == json(true);
+  e.stopped_stable = timing.value("stopped_stable", json(false)) == json(true);
+  return e;
+}
+
+json result_inventory(const json& r) {
+  json out = json::object();
+  auto str = [](const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); };
+  if (r.contains("inventory") && r["inventory"].is_object()) {
+    const json& inv = r["inventory"];
+    std::string gpus;
+    if (inv.contains("gpus") && inv["gpus"].is_array())
+      for (const auto& g : inv["gpus"]) gpus += (gpus.empty() ? "" : ", ") + str(g);
+    out["gpu_model"] = gpus.empty() ? "none" : gpus;
+    out["driver"] = inv.contains("driver") && !inv["driver"].is_null() ? str(inv["driver"]) : "none";
+    if (inv.contains("libtorch_version")) out["libtorch_version"] = str(inv["libtorch_version"]);
+    if (inv.contains("cpu_count")) out["cpu_count"] = str(inv["cpu_count"]);
+  }
+  if (r.contains("isolation") && r["isolation"].is_object() && r["isolation"].contains("kind"))
+    out["isolation"] = str(r["isolation"]["kind"]);
+  if (r.contains("dataset") && r["dataset"].is_object()) {
+    const json& d = r["dataset"];
+    const std::string name = d.contains("name") ? str(d["name"]) : "?";
+    const json syn = d.value("synthetic", json());
+    out["dataset"] = name + (syn == json(true) ? " (synthetic)" : syn == json(false) ? " (real)" : "");
+  }
+  return out;
+}
+
+void merge_inventory(json& acc, const json& one) {
+  if (!acc.is_object()) acc = json::object();
+  for (const auto& [k, v] : one.items()) {
+    std::set<std::string> vals;
+    if (acc.contains(k))
+      for (const auto& x : acc[k]) vals.insert(x.get<std::string>());
+    vals.insert(v.get<std::string>());
+    acc[k] = json(std::vector<std::string>(vals.begin(), vals.end()));
+  }
+}
+
+json fairness_of(const json& pergpu) {
+  if (!pergpu.is_object()) return json();
+  double mn = kNaN, mx = kNaN, sum = 0;
+  int count = 0;
+  std::string worst;
+  for (const auto& [dev, st] : pergpu.items()) {
+    const double m = num(st, "mean");
+    if (!std::isfinite(m)) continue;
+    if (!(m >= mn)) mn = m, worst = dev;  // true for the first (mn NaN) and each new minimum
+    if (!(m <= mx)) mx = m;
+    sum += m;
+    ++count;
+  }
+  if (count < 2) return json();
+  return {{"min", mn}, {"max", mx}, {"worst_device", worst}, {"worst_share", mn / (sum / count)}};
+}
+
+double noise_fraction(const json& entry) {
+  double sum_cv2 = 0;
+  int devices = 0;
+  if (entry.is_object() && entry.contains("pergpu") && entry["pergpu"].is_object())
+    for (const auto& [dev, st] : entry["pergpu"].items()) {
+      const double n = num(st, "n"), m = num(st, "mean"), s = num(st, "std");
+      if (!(n >= 2 && m > 0 && std::isfinite(s))) continue;
+      const double cv = s * std::sqrt(n / (n - 1)) / m;  // population -> sample sd
+      sum_cv2 += cv * cv;
+      ++devices;
+    }
+  if (devices > 0) return std::sqrt(sum_cv2 / devices);
+  const json& train = sub(entry, "train");
+  const double n = num(train, "n"), m = num(train, "mean"), s = num(train, "std");
+  if (n >= 2 && m > 0 && std::isfinite(s)) return s * std::sqrt(n / (n - 1)) / m;
+  return kNaN;
+}
+
+json stats_block(const std::vector<RunEvidence>& runs, const json& entry) {
+  json jr = json::array();
+  std::vector<double> perfs, warm, slice_pct;
+  int unsteady = 0, until = 0;
+  for (const auto& r : runs) {
+    jr.push_back({{"file", r.file},
+                  {"device", r.device},
+                  {"perf", num_or_null(r.perf)},
+                  {"slice_ci95", interval_json(r.slice_ci)},
+                  {"warmup_s", num_or_null(r.warmup_s)},
+                  {"steady", r.steady},
+                  {"reason", r.reason},
+                  {"until_stable", r.until_stable},
+                  {"stopped_stable", r.stopped_stable}});
+    if (std::isfinite(r.perf)) perfs.push_back(r.perf);
+    if (std::isfinite(r.warmup_s)) warm.push_back(r.warmup_s);
+    if (r.slice_ci.valid() && r.perf > 0) slice_pct.push_back((r.slice_ci.hi - r.slice_ci.lo) / 2 / r.perf * 100);
+    unsteady += r.steady ? 0 : 1;
+    until += r.until_stable ? 1 : 0;
+  }
+  json warmup;
+  if (!warm.empty()) warmup = {{"median", median_of(warm)}, {"max", *std::max_element(warm.begin(), warm.end())}};
+  return {{"perf_ci95", interval_json(bootstrap_mean_ci(perfs))},
+          {"runs", jr},
+          {"warmup_s", warmup},
+          {"unsteady_runs", unsteady},
+          {"until_stable_runs", until},
+          {"slice_ci95_pct", num_or_null(median_of(slice_pct))},
+          {"noise_pct", num_or_null(noise_fraction(entry) * 100)},
+          {"fairness", fairness_of(sub(entry, "pergpu"))}};
+}
+
+void fill_row_evidence(ReportRow& r, const json& entry) {
+  const json& st = stats_of(entry);
+  const json& train = sub(entry, "train");
+  r.ci = interval_from(sub(st, "perf_ci95"));
+  if (r.ci.valid()) {
+    r.ci_method = "bootstrap";
+  } else {
+    const double n = num(train, "n"), s = num(train, "std");
+    r.ci = t_mean_ci(n, r.perf, n >= 2 ? s * std::sqrt(n / (n - 1)) : kNaN);
+    if (r.ci.valid()) r.ci_method = "t";
+  }
+  r.noise_pct = noise_fraction(entry) * 100;
+  const json fair = fairness_of(sub(entry, "pergpu"));
+  if (fair.is_object()) {
+    r.dev_min = fair["min"];
+    r.dev_max = fair["max"];
+    r.worst_share = fair["worst_share"];
+    r.worst_device = fair["worst_device"];
+  }
+  if (!st.is_object()) return;
+  const json& warm = sub(st, "warmup_s");
+  r.warmup_median_s = num(warm, "median");
+  r.warmup_max_s = num(warm, "max");
+  r.slice_ci_pct = num(st, "slice_ci95_pct");
+  if (st.contains("runs") && st["runs"].is_array())
+    for (const auto& run : st["runs"]) {
+      if (!run.is_object()) continue;
+      const std::string file = sub(run, "file").is_string() ? run["file"].get<std::string>() : "?";
+      if (run.value("steady", json(true)) == json(false))
+        r.unsteady.push_back(file + ": " +
+                             (sub(run, "reason").is_string() ? run["reason"].get<std::string>() : "not steady"));
+      if (run.value("until_stable", json(false)) == json(true))
+        r.until_stable.push_back(file + (run.value("stopped_stable", json(false)) == json(true)
+                                             ? " (stopped when steady)"
+                                             : " (never steady: ran to --max-count)"));
+    }
+  r.unsteady_runs = static_cast<int>(r.unsteady.size());
+  r.until_stable_runs = static_cast<int>(r.until_stable.size());
+}
+
+void fill_significance(ReportRow& r, const json& entry, const json& base) {
+  const std::vector<double> a = run_values(entry), b = run_values(base);
+  if (a.size() >= 2 && b.size() >= 2) {
+    r.sig = mann_whitney_u(a, b);
+  } else {
+    const json &ta = sub(entry, "train"), &tb = sub(base, "train");
+    const double n1 = num(ta, "n"), n2 = num(tb, "n");
+    // Summaries keep the population std; Welch wants the sample sd.
+    auto sample = [](double n, double s) { return n >= 2 ? s * std::sqrt(n / (n - 1)) : kNaN; };
+    r.sig = welch_t(n1, num(ta, "mean"), sample(n1, num(ta, "std")), n2, num(tb, "mean"), sample(n2, num(tb, "std")));
+  }
+  r.diff_pct = (r.perf / r.perf_base - 1) * 100;
+  const double na = noise_fraction(entry), nb = noise_fraction(base);
+  r.noise_floor_pct = std::isfinite(na) && std::isfinite(nb) ? std::max(na, nb) * 100
+                      : std::isfinite(na)                    ? na * 100
+                                                             : nb * 100;
+  if (!std::isfinite(r.diff_pct)) {
+    r.verdict = "";
+  } else if (std::isfinite(r.noise_floor_pct) && std::fabs(r.diff_pct) < r.noise_floor_pct) {
+    r.verdict = "same";
+  } else if (std::isfinite(r.sig.p_value) && r.sig.p_value < kAlpha) {
+    r.verdict = r.diff_pct > 0 ? "faster" : "slower";
+  } else {
+    r.verdict = std::isfinite(r.sig.p_value) ? "not significant" : "";
+  }
+}
+
+Interval score_interval(const std::vector<ReportRow>& rows, const json& summary, bool& parametric) {
+  struct Test {
+    double weight, fail_factor;
+    std::vector<double> values;  // per-run perf; empty -> parametric
+    double n, mean, sd;          // parametric source (sample sd)
+  };
+  std::vector<Test> tests;
+  parametric = false;
+  for (const auto& r : rows) {
+    if (!(std::isfinite(r.weight) && r.weight > 0 && std::isfinite(r.perf_adj) && r.perf_adj > 0)) continue;
+    const json& entry = sub(summary, r.name.c_str());
+    Test t{r.weight, 1 - r.fail / r.n, run_values(entry), kNaN, kNaN, kNaN};
+    if (t.values.size() < 2) {
+      t.values.clear();
+      const json& train = sub(entry, "train");
+      t.n = num(train, "n");
+      t.mean = num(train, "mean");
+      const double s = num(train, "std");
+      t.sd = t.n >= 2 ? s * std::sqrt(t.n / (t.n - 1)) : kNaN;
+      if (!(t.n >= 2 && std::isfinite(t.sd))) return no_interval();
+      parametric = true;
+    }
+    tests.push_back(std::move(t));
+  }
+  if (tests.empty()) return no_interval();
+  std::vector<double> draw;
+  return bootstrap_interval([&](Rng& rng) {
+    double sw = 0, swl = 0;
+    for (const auto& t : tests) {
+      double m, pop_sd;
+      if (t.values.empty()) {
+        // Normal samples of size n: mean ~ N(mean, sd^2/n), n * pop_sd^2 / sd^2 ~
+        // chi-square(n-1) (Wilson-Hilferty cube-root approximation): two draws, not n.
+        m = t.mean + t.sd / std::sqrt(t.n) * rng.normal();
+        const double k = t.n - 1, c = 2 / (9 * k);
+        const double chi2 = k * std::pow(std::max(0.0, 1 - c + rng.normal() * std::sqrt(c)), 3);
+        pop_sd = t.sd * std::sqrt(chi2 / t.n);
+      } else {
+        const size_t n = t.values.size();
+        draw.resize(n);
+        for (size_t i = 0; i < n; ++i) draw[i] = t.values[rng.below(n)];
+        m = mean_of(draw);
+        double ss = 0;
+        for (double x : draw) ss += (x - m) * (x - m);
+        pop_sd = std::sqrt(ss / static_cast<double>(n));
+      }
+      const double adj = m * (1 - pop_sd / m) * t.fail_factor;  // the original's formula
+      if (!(adj > 0)) return kNaN;
+      sw += t.weight;
+      swl += t.weight * std::log(adj);
+    }
+    return std::exp(swl / sw);
+  });
+}
+
+std::vector<std::string> inventory_differences(const json& summary, const json& baseline) {
+  auto collect = [](const json& s) {
+    json acc = json::object();
+    if (!s.is_object()) return acc;
+    for (const auto& [name, entry] : s.items())
+      if (entry.is_object() && entry.contains("inventory") && entry["inventory"].is_object())
+        for (const auto& [k, vals] : entry["inventory"].items())
+          for (const auto& v : vals) merge_inventory(acc, {{k, v}});
+    return acc;
+  };
+  const json a = collect(summary), b = collect(baseline);
+  std::vector<std::string> out;
+  if (a.empty() || b.empty()) {
+    out.push_back(
+        fmt::format("no inventory on {} (a summary of the original milabench?): GPU model, "
+                    "driver, libtorch version, CPU count, isolation and datasets cannot be checked",
+                    a.empty() && b.empty() ? "either side"
+                    : a.empty()            ? "this side"
+                                           : "the baseline"));
+    return out;
+  }
+  auto list = [](const json& acc, const std::string& k) {
+    if (!acc.contains(k)) return std::string("(not recorded)");
+    std::string s;
+    for (const auto& v : acc[k]) s += (s.empty() ? "" : " | ") + v.get<std::string>();
+    return s;
+  };
+  for (const auto& k : kInventoryKeys) {
+    const std::string va = list(a, k), vb = list(b, k);
+    if (va != vb) out.push_back(fmt::format("{}: {} vs baseline {}", k, va, vb));
+  }
+  return out;
+}
+
+}  // namespace milabench

@@ -1,0 +1,98 @@
+#include "report/export.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace milabench {
+
+namespace {
+
+// Header names and per-row values, shared by both formats.
+std::vector<std::string> header(const ReportData& d) {
+  std::vector<std::string> h = {"test", "weight", "n", "fail", "perf", "std_pct", "perf_adj", "ci95_lo", "ci95_hi"};
+  if (d.has_compare)
+    for (const char* c : {"perf_base", "perf_ratio", "perf_base_adj", "perf_ratio_adj", "p_value", "verdict"})
+      h.push_back(c);
+  return h;
+}
+
+std::vector<double> numbers(const ReportData& d, const ReportRow& r) {
+  std::vector<double> v = {r.weight, r.n, r.fail, r.perf, r.std_pct, r.perf_adj, r.ci.lo, r.ci.hi};
+  if (d.has_compare)
+    for (double x : {r.perf_base, r.perf_ratio, r.perf_base_adj, r.perf_ratio_adj, r.sig.p_value}) v.push_back(x);
+  return v;
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
+
+std::string md_field(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '|')
+      o += "\\|";
+    else if (c == '\n' || c == '\r')
+      o += ' ';
+    else
+      o += c;
+  }
+  return o;
+}
+
+}  // namespace
+
+std::string table_csv(const ReportData& d) {
+  std::string out;
+  const auto h = header(d);
+  for (size_t i = 0; i < h.size(); ++i) out += (i ? "," : "") + h[i];
+  out += "\r\n";
+  for (const auto& r : d.rows) {
+    out += csv_field(r.name);
+    for (double x : numbers(d, r)) out += "," + (std::isfinite(x) ? fmt::format("{}", x) : std::string());
+    if (d.has_compare) out += "," + csv_field(r.verdict);
+    out += "\r\n";
+  }
+  return out;
+}
+
+std::string table_markdown(const ReportData& d) {
+  const auto h = header(d);
+  std::string out = "|";
+  for (const auto& c : h) out += " " + c + " |";
+  out += "\n|";
+  for (size_t i = 0; i < h.size(); ++i) out += i == 0 ? ":---|" : (h[i] == "verdict" ? ":---|" : "---:|");
+  out += "\n";
+  for (const auto& r : d.rows) {
+    out += "| " + md_field(r.name) + " |";
+    const auto v = numbers(d, r);
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string& col = h[i + 1];
+      const int prec = (col == "weight" || col == "n" || col == "fail")   ? 0
+                       : (col == "perf_ratio" || col == "perf_ratio_adj") ? 3
+                       : col == "std_pct"                                 ? 1
+                                                                          : 2;
+      out += " " +
+             (col == "p_value"      ? p_cell(v[i])
+              : std::isfinite(v[i]) ? fmt::format("{:.{}f}", v[i], prec)
+                                    : "-") +
+             " |";
+    }
+    if (d.has_compare) out += " " + (r.verdict.empty() ? std::string("-") : md_field(r.verdict)) + " |";
+    out += "\n";
+  }
+  out += fmt::format("\n**score**: {}", std::isfinite(d.score) ? fmt::format("{:.2f}", d.score) : "-");
+  if (d.score_ci.valid()) out += fmt::format(" (95% CI {:.2f} to {:.2f})", d.score_ci.lo, d.score_ci.hi);
+  if (d.has_compare && std::isfinite(d.base_score))
+    out += fmt::format(" · baseline {:.2f} · ratio {:.3f}", d.base_score, d.score_ratio);
+  return out + "\n";
+}
+
+}  // namespace milabench

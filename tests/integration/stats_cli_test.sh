@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# --until-stable through the real binary, then summary/report evidence and exports.
+set -euo pipefail
+MILARUN=$1; SRC=$2
+work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Two parallel copies with a budget far beyond ~20 s: only the steady-state rule ends them in time.
+pids=()
+for dev in 0 1; do
+  timeout 150 "$MILARUN" run polynome -o "$work/res/" --experiment-name s.toy --job-id 0.$dev -- \
+    --max-count 100_000_000_000 --until-stable 2> "$work/run$dev.log" &
+  pids+=($!)
+done
+for dev in 0 1; do
+  wait "${pids[$dev]}" || { cat "$work/run$dev.log"; fail "until-stable run $dev"; }
+done
+for dev in 0 1; do
+  grep -q "steady, --until-stable" "$work/run$dev.log" || fail "run $dev did not say it stopped when steady"
+done
+f=$(ls "$work"/res/s.toy.J0.0.*.json)
+python3 -c "
+import json,sys
+t=json.load(open(sys.argv[1]))['timings']['train']
+assert t['until_stable'] is True and t['stopped_stable'] is True, t
+assert t['count'] < t['max_count'] and len(t['rates']) >= 38, (t['count'], len(t['rates']))" "$f" || fail "result does not record --until-stable"
+
+"$MILARUN" summary "$work/res" -o "$work/sum.json" || fail "summary"
+python3 -c "
+import json,sys
+e=json.load(open(sys.argv[1]))['s.toy']
+base={'n','failures','total','train','pergpu','peak_memory'}
+assert base <= set(e) and set(e) - base == {'stats','inventory'}, set(e)
+s=e['stats']
+assert s['until_stable_runs']==2 and len(s['runs'])==2 and s['perf_ci95'] is not None, s
+assert e['inventory']['libtorch_version'], e['inventory']" "$work/sum.json" || fail "summary evidence keys"
+
+"$MILARUN" report "$work/res" --compare "$work/sum.json" --csv "$work/t.csv" --markdown "$work/t.md" \
+  > "$work/report.txt" 2> "$work/report.err" || fail "report"
+grep -q "runs that used --until-stable" "$work/report.txt" || fail "report does not list --until-stable runs"
+grep -q "significance against the baseline" "$work/report.txt" || fail "no significance section"
+head -1 "$work/t.csv" | grep -q "^test,weight,n,fail,perf" || fail "csv header"
+grep -q "^| s.toy |" "$work/t.md" || fail "markdown row"
+"$MILARUN" report "$work/res" --csv /nonexistent-dir/t.csv > /dev/null 2> "$work/e1" && fail "unwritable --csv accepted"
+grep -q "/nonexistent-dir/t.csv" "$work/e1" || fail "unwritable --csv message"
+echo "stats_cli_test: passed"

@@ -1,6 +1,7 @@
 // The one table of datasets in this build.
 #include "data/dataset.hpp"
 #include "data/mnist.hpp"
+#include "data/wmt16.hpp"
 
 namespace milabench {
 
@@ -8,6 +9,14 @@ const std::vector<DatasetInfo>& dataset_registry() {
   static const std::vector<DatasetInfo> table = {
       {"mnist", {"milarun.datasets:mnist"}, "mnist/MNIST/raw/*-ubyte (idx)", mnist_present,
        [](const std::string& root, const DatasetOptions& o) { generate_mnist(root, o.scale); }},
+      {"wmt16", {"milarun.datasets:wmt16"}, "wmt16/{train.tok.clean,newstest2014.tok}.bpe.32000.{en,de}, vocab.bpe.32000",
+       wmt16_present,
+       [](const std::string& root, const DatasetOptions& o) {
+         Wmt16GenOptions g;
+         g.scale = o.scale;
+         g.threads = o.threads;
+         generate_wmt16(root, g);
+       }},
   };
   return table;
 }

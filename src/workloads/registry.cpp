@@ -8,6 +8,7 @@ std::unique_ptr<Workload> make_polynome();
 std::unique_ptr<Workload> make_sine_wave();
 std::unique_ptr<Workload> make_vae();
 std::unique_ptr<Workload> make_cart_pole();
+std::unique_ptr<Workload> make_translator();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
@@ -15,6 +16,7 @@ const std::vector<WorkloadInfo>& workload_registry() {
       {"sine_wave", {"milarun.models.sine_wave:main"}, "samples", 8000, make_sine_wave},
       {"vae", {"milarun.models.vae:main"}, "samples", 500000, make_vae},
       {"cart_pole", {"milarun.models.cart_pole:main"}, "steps", 100000, make_cart_pole},
+      {"translator", {"milarun.models.rnn_translator:main"}, "sentences", 10000, make_translator},
   };
   return table;
 }

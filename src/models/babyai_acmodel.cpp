@@ -11,7 +11,7 @@ namespace {
 // babyai.model.initialize_parameters: N(0, 1) rows scaled to unit norm, zero bias.
 void init_linears(nn::Module& m) {
   torch::NoGradGuard ng;
-  for (auto& sub : m.modules(/*include_self=*/true)) {
+  for (auto& sub : m.modules(/*include_self=*/false)) {  // callable from a constructor
     if (auto* lin = sub->as<nn::Linear>()) {
       lin->weight.normal_(0, 1);
       lin->weight.div_(lin->weight.pow(2).sum(1, true).sqrt());

@@ -5,7 +5,6 @@
 #include <torch/torch.h>
 
 #include <algorithm>
-#include <numeric>
 #include <stdexcept>
 
 #include "envs/parallel.hpp"
@@ -70,7 +69,6 @@ class AtariWorkload : public Workload {
 
     auto u8 = torch::TensorOptions().dtype(torch::kUInt8);
     auto fopt = torch::TensorOptions().device(dev);
-    const std::vector<int64_t> frame = {pong::kStack, pong::kObs, pong::kObs};
     auto obs = torch::empty({T + 1, P, pong::kStack, pong::kObs, pong::kObs}, u8.device(dev));
     auto rewards = torch::empty({T, P}, fopt), values = torch::empty({T + 1, P}, fopt);
     auto not_done = torch::empty({T, P}, fopt), log_probs = torch::empty({T, P}, fopt);

@@ -153,8 +153,16 @@ TEST(UnlockPickupEnv, ResetBuildsTheLevel) {
           EXPECT_EQ(c.state, kLocked);
           EXPECT_EQ(c.color, env.door_color());
         }
-        if (c.type == kKey) ++keys, EXPECT_LT(x, 5), EXPECT_EQ(c.color, env.door_color());
-        if (c.type == kBox) ++boxes, EXPECT_GT(x, 5), EXPECT_EQ(c.color, env.box_color());
+        if (c.type == kKey) {
+          ++keys;
+          EXPECT_LT(x, 5);
+          EXPECT_EQ(c.color, env.door_color());
+        }
+        if (c.type == kBox) {
+          ++boxes;
+          EXPECT_GT(x, 5);
+          EXPECT_EQ(c.color, env.box_color());
+        }
       }
     EXPECT_EQ(doors, 1);
     EXPECT_EQ(keys, 1);

@@ -9,6 +9,8 @@ std::unique_ptr<Workload> make_sine_wave();
 std::unique_ptr<Workload> make_vae();
 std::unique_ptr<Workload> make_cart_pole();
 std::unique_ptr<Workload> make_translator();
+std::unique_ptr<Workload> make_minigrid();
+std::unique_ptr<Workload> make_atari();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
@@ -17,6 +19,9 @@ const std::vector<WorkloadInfo>& workload_registry() {
       {"vae", {"milarun.models.vae:main"}, "samples", 500000, make_vae},
       {"cart_pole", {"milarun.models.cart_pole:main"}, "steps", 100000, make_cart_pole},
       {"translator", {"milarun.models.rnn_translator:main"}, "sentences", 10000, make_translator},
+      {"minigrid", {"milarun.models.minigrid:main"}, "frames", 50000, make_minigrid},
+      // atari counts num-processes per PPO update (one rollout per environment), as the original.
+      {"atari", {"milarun.models.atari:main"}, "env_rollouts", 1000, make_atari},
   };
   return table;
 }

@@ -1,0 +1,165 @@
+// atari: milabench's atari.py (pytorch-a2c-ppo-acktr main loop, PPO) on our
+// C++ Pong-like game behind the Atari wrappers. Counts as the original:
+// it.set_count(num_processes) once per update, i.e. one unit per environment
+// rollout of --num-steps agent steps (x4 frames with frame skip).
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "envs/parallel.hpp"
+#include "envs/pong.hpp"
+#include "models/atari_cnn.hpp"
+#include "workloads/ppo.hpp"
+#include "workloads/session.hpp"
+#include "workloads/workload.hpp"
+
+namespace milabench {
+namespace {
+
+class AtariWorkload : public Workload {
+ public:
+  void add_options(CLI::App& app) override {
+    // Flags and defaults of milabench's atari.py (coleo arguments).
+    app.add_option("--algorithm,--algo", algo_, "a2c | ppo | acktr (only ppo is implemented)")->capture_default_str();
+    app.add_option("--gail-epoch", unused_i_, "accepted for compatibility; no GAIL");
+    app.add_option("--lr", lr_, "learning rate")->capture_default_str();
+    app.add_option("--gail-experts-dir", unused_s_, "accepted for compatibility; no GAIL");
+    app.add_option("--gail-batch-size", unused_i_, "accepted for compatibility; no GAIL");
+    app.add_flag("--gail", gail_, "not supported");
+    app.add_option("--eps", eps_, "optimizer epsilon")->capture_default_str();
+    app.add_option("--alpha", unused_d_, "accepted for compatibility (RMSprop only)");
+    app.add_option("--gamma", gamma_, "discount factor")->capture_default_str();
+    app.add_flag("--use-gae", use_gae_, "use generalized advantage estimation");
+    app.add_option("--gae-lambda", gae_lambda_, "GAE lambda")->capture_default_str();
+    app.add_option("--entropy-coef", entropy_coef_, "entropy term coefficient")->capture_default_str();
+    app.add_option("--value-loss-coef", value_loss_coef_, "value loss coefficient")->capture_default_str();
+    app.add_option("--max-grad-norm", max_grad_norm_, "gradient norm clip")->capture_default_str();
+    app.add_flag("--cuda-deterministic", unused_b_, "accepted for compatibility; no effect");
+    app.add_option("--num-processes", num_processes_, "environments stepped together")->capture_default_str();
+    app.add_option("--num-steps", num_steps_, "rollout length per environment")->capture_default_str();
+    app.add_option("--ppo-epoch", ppo_epoch_, "PPO epochs per update")->capture_default_str();
+    app.add_option("--num-mini-batch", num_mini_batch_, "PPO minibatches per epoch")->capture_default_str();
+    app.add_option("--clip-param", clip_param_, "PPO clip parameter")->capture_default_str();
+    app.add_option("--num-env-steps", num_env_steps_, "sets the linear lr decay horizon")->capture_default_str();
+    app.add_option("--env-name", env_name_, "environment (PongNoFrameskip-v4: our Pong-like game)")->capture_default_str();
+    app.add_option("--log-dir", unused_s_, "accepted for compatibility; no logs");
+    app.add_option("--save-dir", unused_s_, "accepted for compatibility; nothing is saved");
+    app.add_flag("--use-proper-time-limits", unused_b_, "accepted; Pong has no time-limit truncation here");
+    app.add_flag("--recurrent-policy", recurrent_, "not supported");
+    app.add_flag("--use-linear-lr-decay", linear_lr_decay_, "decay the learning rate linearly");
+    app.add_option("--iterations", unused_i_, "accepted for compatibility; --max-count stops the run");
+    app.add_option("--env-threads", env_threads_, "threads stepping the games (ours; 0 = available CPUs)")
+        ->capture_default_str();
+  }
+
+  void run(Session& s) override {
+    validate();
+    const auto dev = s.device();
+    const int64_t P = num_processes_, T = num_steps_;
+    const int threads = env_threads_ > 0 ? env_threads_ : available_cpus();
+    const uint32_t seed = static_cast<uint32_t>(torch::randint(0, 1 << 30, {1}).item<int64_t>());
+    PongVecEnv envs(static_cast<int>(P), seed, threads);
+    AtariPolicy policy(pong::kStack, pong::kNumActions);
+    policy->to(dev);
+    s.set_model(*policy);
+    s.set_dataset({{"name", env_name_}, {"synthetic", true},
+                   {"generator", "milarun Pong-like game (not the Arcade Learning Environment)"}});
+    torch::optim::Adam opt(policy->parameters(), torch::optim::AdamOptions(lr_).eps(eps_));
+
+    auto u8 = torch::TensorOptions().dtype(torch::kUInt8);
+    auto fopt = torch::TensorOptions().device(dev);
+    auto obs = torch::empty({T + 1, P, pong::kStack, pong::kObs, pong::kObs}, u8.device(dev));
+    auto rewards = torch::empty({T, P}, fopt), values = torch::empty({T + 1, P}, fopt);
+    auto not_done = torch::empty({T, P}, fopt), log_probs = torch::empty({T, P}, fopt);
+    auto actions = torch::empty({T, P}, torch::TensorOptions().dtype(torch::kInt64).device(dev));
+    auto reward_cpu = torch::empty({P}), done_cpu = torch::empty({P}, u8);
+    auto wrap = [&](const std::vector<uint8_t>& v) {
+      return torch::from_blob(const_cast<uint8_t*>(v.data()), {P, pong::kStack, pong::kObs, pong::kObs}, u8);
+    };
+    obs[0] = wrap(envs.reset()).to(dev);
+    const int64_t num_updates = std::max<int64_t>(1, static_cast<int64_t>(num_env_steps_) / T / P);
+    double last_return = 0;
+    for (int64_t j = 0;; ++j) {
+      if (linear_lr_decay_) set_learning_rate(opt, lr_ - lr_ * (double(j) / double(num_updates)));
+      for (int64_t t = 0; t < T; ++t) {
+        torch::Tensor action;
+        {
+          torch::NoGradGuard ng;
+          auto out = policy->forward(obs[t]);
+          action = sample_actions(out.logits);
+          values[t] = out.value, actions[t] = action, log_probs[t] = log_prob(out.logits, action);
+        }
+        auto action_cpu = action.to(torch::kCPU).contiguous();
+        const auto& next = envs.step(action_cpu.data_ptr<int64_t>(), reward_cpu.data_ptr<float>(),
+                                     done_cpu.data_ptr<uint8_t>());
+        obs[t + 1] = wrap(next).to(dev);
+        rewards[t] = reward_cpu.to(dev);
+        not_done[t] = 1 - done_cpu.to(dev, torch::kFloat);
+      }
+      {
+        torch::NoGradGuard ng;
+        values[T] = policy->forward(obs[T]).value;
+      }
+      auto vals = values.narrow(0, 0, T);
+      auto adv = gae(rewards, vals, values[T], not_done, gamma_, use_gae_ ? gae_lambda_ : 1.0);
+      // PPO.update: normalised advantages, shuffled minibatches over T*P.
+      auto a = adv.returns - vals;
+      a = (a - a.mean()) / (a.std() + 1e-5);
+      auto b_obs = obs.narrow(0, 0, T).reshape({T * P, pong::kStack, pong::kObs, pong::kObs});
+      auto b_act = actions.reshape({-1}), b_logp = log_probs.reshape({-1}), b_adv = a.reshape({-1});
+      auto b_val = vals.reshape({-1}), b_ret = adv.returns.reshape({-1});
+      const int64_t mb = T * P / num_mini_batch_;
+      torch::Tensor last_loss;
+      for (int64_t e = 0; e < ppo_epoch_; ++e) {
+        auto perm = torch::randperm(T * P, torch::TensorOptions().dtype(torch::kInt64).device(dev));
+        for (int64_t m = 0; m < num_mini_batch_; ++m) {
+          auto idx = perm.narrow(0, m * mb, mb);
+          auto out = policy->forward(b_obs.index_select(0, idx));
+          auto terms = ppo_terms(out.logits, b_act.index_select(0, idx), b_logp.index_select(0, idx),
+                                 b_adv.index_select(0, idx), out.value, b_val.index_select(0, idx),
+                                 b_ret.index_select(0, idx), clip_param_);
+          // pytorch-a2c-ppo-acktr halves the clipped value loss.
+          auto loss = 0.5 * terms.value_loss * value_loss_coef_ + terms.policy_loss - terms.entropy * entropy_coef_;
+          opt.zero_grad();
+          loss.backward();
+          torch::nn::utils::clip_grad_norm_(policy->parameters(), max_grad_norm_);
+          opt.step();
+          last_loss = loss.detach();
+        }
+      }
+      obs[0] = obs[T];  // RolloutStorage.after_update
+      for (double r : envs.take_finished_returns()) last_return = r;
+      s.set_metric("last_episode_return", last_return);
+      if (!s.step(P, last_loss)) break;
+    }
+  }
+
+ private:
+  void validate() const {
+    if (algo_ != "ppo")
+      throw std::invalid_argument("--algo " + algo_ + ": only ppo is implemented (the profiles pass --algo ppo)");
+    if (env_name_ != "PongNoFrameskip-v4")
+      throw std::invalid_argument("--env-name " + env_name_ + ": only PongNoFrameskip-v4 (our Pong-like game) is built in");
+    if (gail_ || recurrent_) throw std::invalid_argument("--gail and --recurrent-policy are not supported");
+    if (num_processes_ < 1 || num_steps_ < 1 || ppo_epoch_ < 1 || num_mini_batch_ < 1)
+      throw std::invalid_argument("--num-processes, --num-steps, --ppo-epoch, --num-mini-batch must be >= 1");
+    if (num_processes_ * num_steps_ < num_mini_batch_)
+      throw std::invalid_argument("--num-mini-batch must not exceed --num-processes x --num-steps");
+  }
+
+  std::string algo_ = "a2c", env_name_ = "PongNoFrameskip-v4", unused_s_;
+  bool gail_ = false, use_gae_ = false, unused_b_ = false, recurrent_ = false, linear_lr_decay_ = false;
+  int64_t unused_i_ = 0;
+  double unused_d_ = 0;
+  double lr_ = 7e-4, eps_ = 1e-5, gamma_ = 0.99, gae_lambda_ = 0.95, entropy_coef_ = 0.01;
+  double value_loss_coef_ = 0.5, max_grad_norm_ = 0.5, clip_param_ = 0.2, num_env_steps_ = 10e6;
+  int64_t num_processes_ = 16, num_steps_ = 5, ppo_epoch_ = 4, num_mini_batch_ = 32;
+  int env_threads_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_atari() { return std::make_unique<AtariWorkload>(); }
+
+}  // namespace milabench

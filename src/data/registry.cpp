@@ -1,6 +1,8 @@
 // The one table of datasets in this build.
 #include "data/dataset.hpp"
 #include "data/mnist.hpp"
+#include "data/movielens.hpp"
+#include "data/wikitext2.hpp"
 
 namespace milabench {
 
@@ -8,6 +10,8 @@ const std::vector<DatasetInfo>& dataset_registry() {
   static const std::vector<DatasetInfo> table = {
       {"mnist", {"milarun.datasets:mnist"}, "mnist/MNIST/raw/*-ubyte (idx)", mnist_present,
        [](const std::string& root, const DatasetOptions& o) { generate_mnist(root, o.scale); }},
+      {"wiki2", {"milarun.datasets:wiki2"}, "wikitext-2/{train,valid,test}.txt (text)", wiki2_present, generate_wiki2},
+      {"ml20m", {"milarun.datasets:ml20m"}, "ml-20m/ratings.csv (+ ratings.bin cache)", ml20m_present, generate_ml20m},
   };
   return table;
 }

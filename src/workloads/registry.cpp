@@ -8,6 +8,9 @@ std::unique_ptr<Workload> make_polynome();
 std::unique_ptr<Workload> make_sine_wave();
 std::unique_ptr<Workload> make_vae();
 std::unique_ptr<Workload> make_cart_pole();
+std::unique_ptr<Workload> make_wlm();
+std::unique_ptr<Workload> make_wlm_fp16();
+std::unique_ptr<Workload> make_recom();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
@@ -15,6 +18,9 @@ const std::vector<WorkloadInfo>& workload_registry() {
       {"sine_wave", {"milarun.models.sine_wave:main"}, "samples", 8000, make_sine_wave},
       {"vae", {"milarun.models.vae:main"}, "samples", 500000, make_vae},
       {"cart_pole", {"milarun.models.cart_pole:main"}, "steps", 100000, make_cart_pole},
+      {"wlm", {"milarun.models.wlm:main"}, "sequences", 50000, make_wlm},
+      {"wlmfp16", {"milarun.models.wlm:main_fp16"}, "sequences", 100000, make_wlm_fp16},
+      {"recom", {"milarun.models.recommendation:main"}, "samples", 1000000, make_recom},
   };
   return table;
 }

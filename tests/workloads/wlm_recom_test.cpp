@@ -72,6 +72,11 @@ struct RunOutcome {
 RunOutcome run_workload(const std::string& name, std::vector<std::string> args, int64_t max_count,
                         const std::string& dataroot) {
   torch::manual_seed(0);
+  struct OneThread {  // tests run on a shared CI box: one intra-op thread avoids oversubscription
+    int saved = torch::get_num_threads();
+    OneThread() { torch::set_num_threads(1); }
+    ~OneThread() { torch::set_num_threads(saved); }
+  } one_thread;
   const WorkloadInfo* info = find_workload(name);
   if (!info) throw std::runtime_error("unknown workload " + name);
   auto w = info->make();
@@ -403,17 +408,17 @@ TEST_F(WlmRuns, WlmTrainsWithFiniteLossAndCountsSequences) {
 }
 
 TEST_F(WlmRuns, WlmFp16RunsInBfloat16OnCpu) {
-  auto r = run_workload("wlmfp16", {"--batch-size", "4", "--emsize", "32", "--nhid", "32", "--model", "LSTM"}, 4 * 20,
-                        dir_->str());
-  EXPECT_EQ(r.count, 4 * 20);
+  auto r = run_workload("wlmfp16", {"--batch-size", "2", "--bptt", "8", "--emsize", "16", "--nhid", "16", "--model", "LSTM"},
+                        2 * 6, dir_->str());
+  EXPECT_EQ(r.count, 2 * 6);
   expect_finite_loss(r);
   EXPECT_EQ(r.extra["metrics"]["precision"], "bfloat16");
 }
 
-TEST_F(WlmRuns, WlmAcceptsTheProfileFlags) {  // standard.json's wlm arguments, one step at full width
+TEST_F(WlmRuns, WlmAcceptsTheProfileFlags) {  // standard.json's wlm arguments, one short step at full width
   auto r = run_workload("wlm",
                         {"--dataset", "milarun.datasets:wiki2", "--batch-size", "64", "--emsize", "656", "--nhid",
-                         "656", "--dropout", "0.5", "--model", "GRU"},
+                         "656", "--dropout", "0.5", "--model", "GRU", "--bptt", "3"},
                         64, dir_->str());
   EXPECT_EQ(r.count, 64);
   expect_finite_loss(r);

@@ -2,6 +2,8 @@
 #include "data/dataset.hpp"
 #include "data/mnist.hpp"
 #include "data/wmt16.hpp"
+#include "data/movielens.hpp"
+#include "data/wikitext2.hpp"
 
 namespace milabench {
 
@@ -17,6 +19,8 @@ const std::vector<DatasetInfo>& dataset_registry() {
          g.threads = o.threads;
          generate_wmt16(root, g);
        }},
+      {"wiki2", {"milarun.datasets:wiki2"}, "wikitext-2/{train,valid,test}.txt (text)", wiki2_present, generate_wiki2},
+      {"ml20m", {"milarun.datasets:ml20m"}, "ml-20m/ratings.csv (+ ratings.bin cache)", ml20m_present, generate_ml20m},
   };
   return table;
 }

@@ -11,6 +11,9 @@ std::unique_ptr<Workload> make_cart_pole();
 std::unique_ptr<Workload> make_translator();
 std::unique_ptr<Workload> make_minigrid();
 std::unique_ptr<Workload> make_atari();
+std::unique_ptr<Workload> make_wlm();
+std::unique_ptr<Workload> make_wlm_fp16();
+std::unique_ptr<Workload> make_recom();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
@@ -22,6 +25,9 @@ const std::vector<WorkloadInfo>& workload_registry() {
       {"minigrid", {"milarun.models.minigrid:main"}, "frames", 50000, make_minigrid},
       // atari counts num-processes per PPO update (one rollout per environment), as the original.
       {"atari", {"milarun.models.atari:main"}, "env_rollouts", 1000, make_atari},
+      {"wlm", {"milarun.models.wlm:main"}, "sequences", 50000, make_wlm},
+      {"wlmfp16", {"milarun.models.wlm:main_fp16"}, "sequences", 100000, make_wlm_fp16},
+      {"recom", {"milarun.models.recommendation:main"}, "samples", 1000000, make_recom},
   };
   return table;
 }

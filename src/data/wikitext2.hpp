@@ -1,0 +1,64 @@
+// WikiText-2 in the layout of PyTorch's word_language_model example:
+// DATAROOT/wikitext-2/{train,valid,test}.txt, UTF-8 text, tokens separated by
+// whitespace, one paragraph (or heading, or blank) per line. No torch here.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "data/dataset.hpp"
+
+namespace milabench {
+
+// Word <-> id table, ids given in order of first appearance (as the example's
+// data.Dictionary).
+class Dictionary {
+ public:
+  // Returns the id of `word`, adding it when new.
+  int32_t add(std::string_view word);
+  // -1 when unknown.
+  int32_t find(std::string_view word) const;
+  const std::string& word(int32_t id) const { return words_.at(size_t(id)); }
+  int64_t size() const { return int64_t(words_.size()); }
+
+ private:
+  std::vector<std::string> words_;
+  std::unordered_map<std::string, int32_t> index_;
+};
+
+// The example's data.Corpus: train, valid, test tokenised in that order into
+// one dictionary; each line's whitespace-separated words followed by "<eos>".
+struct Wiki2Corpus {
+  Dictionary dictionary;
+  std::vector<int32_t> train, valid, test;  // token ids
+};
+
+constexpr int64_t kWiki2Vocabulary = 33278;  // the real set's, <eos> and <unk> included
+
+std::string wiki2_dir(const std::string& dataroot);
+
+// Appends the ids of `text`'s tokens (with "<eos>" after every line, the last
+// one included even without a final newline) to `out`, growing `dict`.
+void tokenize_text(std::string_view text, Dictionary& dict, std::vector<int32_t>& out);
+
+// Reads the three files. Throws std::runtime_error naming the file and the
+// command that makes the data when one is missing, unreadable or has no token.
+Wiki2Corpus read_wiki2(const std::string& dataroot);
+
+// Writes synthetic train/valid/test files of 2 088 628 / 217 646 / 245 569
+// tokens (each `<eos>` counted) times `scale`, at least 64 each: Zipf-like
+// word frequencies over a 33 277-word list (a vocabulary of 33 278 with
+// `<eos>` at full scale: every word appears in train at least once), lines
+// shaped like WikiText's (blank lines, " = heading = " lines, paragraphs of
+// about a hundred tokens). Deterministic for a given scale whatever the
+// thread count. Records the MANIFEST. Throws naming the path on I/O failure.
+void generate_wiki2(const std::string& dataroot, const DatasetOptions& opts);
+
+bool wiki2_present(const std::string& dataroot);
+nlohmann::json wiki2_provenance(const std::string& dataroot);
+
+}  // namespace milabench

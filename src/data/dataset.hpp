@@ -1,0 +1,39 @@
+// Datasets: one file per dataset (reader of the real on-disk layout + a
+// generator writing synthetic data in that same layout), listed once in
+// data/registry.cpp. No torch here: generators and the registry are plain C++.
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace milabench {
+
+struct DatasetOptions {
+  double scale = 1.0;   // fraction of the real set's size to generate (0 < scale <= 1)
+  unsigned threads = 0; // generator threads; 0 = all CPUs this process may use
+  bool force = false;   // regenerate even when the data is present
+};
+
+struct DatasetInfo {
+  std::string name;                  // short name, e.g. "mnist"
+  std::vector<std::string> aliases;  // e.g. "milarun.datasets:mnist"
+  std::string layout;                // what it writes under DATAROOT, for `milarun list`
+  // Whether a complete dataset (real or synthetic) is under dataroot.
+  std::function<bool(const std::string& dataroot)> present;
+  // Writes a synthetic dataset in the real layout and records it in the
+  // MANIFEST (data/manifest.hpp). Throws std::runtime_error naming the path
+  // on I/O failure; never leaves a half-written file under its final name.
+  std::function<void(const std::string& dataroot, const DatasetOptions&)> generate;
+};
+
+// All datasets of this build (registry.cpp).
+const std::vector<DatasetInfo>& dataset_registry();
+// By short name or alias ("milarun.datasets:mnist", "milabench.datasets:mnist");
+// nullptr when unknown.
+const DatasetInfo* find_dataset(const std::string& name_or_alias);
+
+// The command that creates `name` under `dataroot`, for error messages:
+// "milarun dataset NAME -d DATAROOT".
+std::string dataset_command(const std::string& name, const std::string& dataroot);
+
+}  // namespace milabench

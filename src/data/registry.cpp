@@ -1,0 +1,31 @@
+// The one table of datasets in this build.
+#include "data/dataset.hpp"
+#include "data/fake_imagenet.hpp"
+#include "data/mnist.hpp"
+
+namespace milabench {
+
+const std::vector<DatasetInfo>& dataset_registry() {
+  static const std::vector<DatasetInfo> table = {
+      {"mnist", {"milarun.datasets:mnist"}, "mnist/MNIST/raw/*-ubyte (idx)", mnist_present,
+       [](const std::string& root, const DatasetOptions& o) { generate_mnist(root, o.scale); }},
+      {"fake_imagenet", {"milarun.datasets:fake_imagenet"}, "ImageNet/{train,val,test}/<class>/<i>.jpeg (512x512)",
+       fake_imagenet_present, generate_fake_imagenet},
+  };
+  return table;
+}
+
+const DatasetInfo* find_dataset(const std::string& name_or_alias) {
+  std::string key = name_or_alias;
+  for (const char* prefix : {"milabench.datasets:", "milarun.datasets:"})
+    if (key.rfind(prefix, 0) == 0) key = key.substr(std::string(prefix).size());
+  for (const auto& d : dataset_registry())
+    if (d.name == key) return &d;
+  return nullptr;
+}
+
+std::string dataset_command(const std::string& name, const std::string& dataroot) {
+  return "milarun dataset " + name + " -d " + (dataroot.empty() ? "$MILARUN_DATAROOT" : dataroot);
+}
+
+}  // namespace milabench

@@ -8,6 +8,8 @@ std::unique_ptr<Workload> make_polynome();
 std::unique_ptr<Workload> make_sine_wave();
 std::unique_ptr<Workload> make_vae();
 std::unique_ptr<Workload> make_cart_pole();
+std::unique_ptr<Workload> make_loader();
+std::unique_ptr<Workload> make_convnet();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
@@ -15,6 +17,8 @@ const std::vector<WorkloadInfo>& workload_registry() {
       {"sine_wave", {"milarun.models.sine_wave:main"}, "samples", 8000, make_sine_wave},
       {"vae", {"milarun.models.vae:main"}, "samples", 500000, make_vae},
       {"cart_pole", {"milarun.models.cart_pole:main"}, "steps", 100000, make_cart_pole},
+      {"loader", {"milarun.models.loader:main"}, "images", 25000, make_loader},
+      {"convnet", {"milarun.models.convnet:conv_simple"}, "images", 5000, make_convnet},
   };
   return table;
 }

@@ -28,7 +28,7 @@ struct BasicBlockImpl : nn::Module {
     if (auto d = make_downsample(in, planes, stride)) downsample = register_module("downsample", d);
   }
   torch::Tensor forward(torch::Tensor x) {
-    auto out = torch::relu_(bn1(conv1(x)));
+    auto out = bn1(conv1(x)).relu_();
     out = bn2(conv2(out));
     out += downsample ? downsample->forward(x) : x;
     return torch::relu_(out);
@@ -51,8 +51,8 @@ struct BottleneckImpl : nn::Module {
     if (auto d = make_downsample(in, planes * kExpansion, stride)) downsample = register_module("downsample", d);
   }
   torch::Tensor forward(torch::Tensor x) {
-    auto out = torch::relu_(bn1(conv1(x)));
-    out = torch::relu_(bn2(conv2(out)));
+    auto out = bn1(conv1(x)).relu_();
+    out = bn2(conv2(out)).relu_();
     out = bn3(conv3(out));
     out += downsample ? downsample->forward(x) : x;
     return torch::relu_(out);
@@ -119,9 +119,12 @@ ResNetImpl::ResNetImpl(const std::string& arch, int64_t num_classes) {
 }
 
 torch::Tensor ResNetImpl::forward(torch::Tensor x) {
-  x = torch::relu_(bn1(conv1(x)));
+  x = bn1(conv1(x)).relu_();
   x = torch::max_pool2d(x, 3, 2, 1);
-  x = layer4(layer3(layer2(layer1(x))));
+  x = layer1->forward(x);
+  x = layer2->forward(x);
+  x = layer3->forward(x);
+  x = layer4->forward(x);
   x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
   return fc(x);
 }

@@ -12,6 +12,8 @@
 #include <string>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "data/image_loader.hpp"
 
 namespace milabench {

@@ -24,11 +24,20 @@ JpegCodec::~JpegCodec() {
   if (handle_compress_) tjDestroy(handle_compress_);
 }
 
+// A stream that fails mid-header leaves TurboJPEG 2.1's decompressor in a
+// state where the next header reads as 0x0: start afresh after any error.
+static void reset_decompressor(void*& handle) {
+  tjDestroy(handle);
+  handle = tjInitDecompress();
+  if (!handle) throw std::runtime_error("TurboJPEG: cannot create a handle");
+}
+
 bool JpegCodec::header(const uint8_t* data, size_t size, JpegHeader* out, std::string* error) {
   int w = 0, h = 0, subsamp = 0, colorspace = 0;
   if (tjDecompressHeader3(handle_decompress_, data, static_cast<unsigned long>(size), &w, &h, &subsamp,
                           &colorspace) != 0) {
     *error = tjGetErrorStr2(handle_decompress_);
+    reset_decompressor(handle_decompress_);
     return false;
   }
   if (w <= 0 || h <= 0) {
@@ -52,6 +61,7 @@ bool JpegCodec::decode(const uint8_t* data, size_t size, JpegScale scale, RgbIma
   if (tjDecompress2(handle_decompress_, data, static_cast<unsigned long>(size), out->pixels.data(), w, 0, h,
                     TJPF_RGB, TJFLAG_STOPONWARNING) != 0) {
     *error = tjGetErrorStr2(handle_decompress_);
+    reset_decompressor(handle_decompress_);
     return false;
   }
   return true;

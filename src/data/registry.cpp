@@ -4,6 +4,8 @@
 #include "data/wmt16.hpp"
 #include "data/movielens.hpp"
 #include "data/wikitext2.hpp"
+#include "data/fake_imagenet.hpp"
+#include "data/mnist.hpp"
 
 namespace milabench {
 
@@ -21,6 +23,8 @@ const std::vector<DatasetInfo>& dataset_registry() {
        }},
       {"wiki2", {"milarun.datasets:wiki2"}, "wikitext-2/{train,valid,test}.txt (text)", wiki2_present, generate_wiki2},
       {"ml20m", {"milarun.datasets:ml20m"}, "ml-20m/ratings.csv (+ ratings.bin cache)", ml20m_present, generate_ml20m},
+      {"fake_imagenet", {"milarun.datasets:fake_imagenet"}, "ImageNet/{train,val,test}/<class>/<i>.jpeg (512x512)",
+       fake_imagenet_present, generate_fake_imagenet},
   };
   return table;
 }

@@ -14,6 +14,8 @@ std::unique_ptr<Workload> make_atari();
 std::unique_ptr<Workload> make_wlm();
 std::unique_ptr<Workload> make_wlm_fp16();
 std::unique_ptr<Workload> make_recom();
+std::unique_ptr<Workload> make_loader();
+std::unique_ptr<Workload> make_convnet();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
@@ -28,6 +30,8 @@ const std::vector<WorkloadInfo>& workload_registry() {
       {"wlm", {"milarun.models.wlm:main"}, "sequences", 50000, make_wlm},
       {"wlmfp16", {"milarun.models.wlm:main_fp16"}, "sequences", 100000, make_wlm_fp16},
       {"recom", {"milarun.models.recommendation:main"}, "samples", 1000000, make_recom},
+      {"loader", {"milarun.models.loader:main"}, "images", 25000, make_loader},
+      {"convnet", {"milarun.models.convnet:conv_simple"}, "images", 5000, make_convnet},
   };
   return table;
 }

@@ -1,0 +1,156 @@
+#include "data/fake_imagenet.hpp"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "data/jpeg.hpp"
+#include "data/manifest.hpp"
+
+namespace fs = std::filesystem;
+
+namespace milabench {
+namespace {
+
+struct Split {
+  const char* name;
+  int64_t count;
+  uint64_t seed;
+};
+
+// splitmix64: a fast, well-mixed generator; the pixels only need to be noise.
+uint64_t splitmix(uint64_t& state) {
+  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void fill_noise(std::vector<uint8_t>& pixels, uint64_t seed) {
+  uint64_t state = seed;
+  size_t i = 0;
+  for (; i + 8 <= pixels.size(); i += 8) {
+    uint64_t r = splitmix(state);
+    std::memcpy(pixels.data() + i, &r, 8);
+  }
+  for (; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(splitmix(state));
+}
+
+void write_file(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw std::runtime_error("fake_imagenet: cannot write " + path.string());
+}
+
+}  // namespace
+
+FakeImagenetCounts fake_imagenet_counts(double scale) {
+  auto n = [scale](double full) { return std::max<int64_t>(1, std::llround(full * scale)); };
+  return {n(100000), n(5000), n(5000)};
+}
+
+std::string fake_imagenet_dir(const std::string& dataroot) { return dataroot + "/ImageNet"; }
+
+unsigned usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+bool fake_imagenet_present(const std::string& dataroot) {
+  std::error_code ec;
+  fs::directory_iterator classes(fake_imagenet_dir(dataroot) + "/train", ec), end;
+  for (; !ec && classes != end; classes.increment(ec)) {
+    if (!classes->is_directory(ec)) continue;
+    fs::directory_iterator files(classes->path(), ec);
+    if (!ec && files != end) return true;
+  }
+  return false;
+}
+
+void generate_fake_imagenet(const std::string& dataroot, const DatasetOptions& options) {
+  if (!(options.scale > 0 && options.scale <= 1))
+    throw std::invalid_argument("fake_imagenet: --scale must be in (0, 1], got " + std::to_string(options.scale));
+  const fs::path final_dir = fake_imagenet_dir(dataroot);
+  if (!options.force && fake_imagenet_present(dataroot)) return;
+  const fs::path tmp_dir = final_dir.string() + ".partial-" + std::to_string(::getpid());
+  std::error_code ec;
+  fs::remove_all(tmp_dir, ec);
+
+  const FakeImagenetCounts counts = fake_imagenet_counts(options.scale);
+  const std::vector<Split> splits = {{"train", counts.train, 1}, {"val", counts.val, 2}, {"test", counts.test, 3}};
+  // Class folders first (single thread), then images from a shared counter.
+  std::vector<int64_t> offsets;  // first global job index of each split
+  int64_t total = 0;
+  for (const auto& s : splits) {
+    offsets.push_back(total);
+    total += s.count;
+    for (int64_t c = 0; c < std::min<int64_t>(s.count, kFakeImagenetClasses); ++c) {
+      fs::create_directories(tmp_dir / s.name / std::to_string(c), ec);
+      if (ec) throw std::runtime_error("fake_imagenet: cannot create " + (tmp_dir / s.name).string() + ": " +
+                                       ec.message() + " (is DATAROOT writable?)");
+    }
+  }
+
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+  auto worker = [&] {
+    try {
+      JpegCodec codec;
+      std::vector<uint8_t> pixels(size_t(kFakeImagenetSide) * kFakeImagenetSide * 3);
+      for (int64_t job = next++; job < total && !failed; job = next++) {
+        size_t k = splits.size() - 1;
+        while (job < offsets[k]) --k;
+        const int64_t i = job - offsets[k];
+        fill_noise(pixels, splits[k].seed * 0x100000000ull + uint64_t(i));
+        std::string jpeg = codec.encode(pixels.data(), kFakeImagenetSide, kFakeImagenetSide, kFakeImagenetQuality);
+        write_file(tmp_dir / splits[k].name / std::to_string(i % kFakeImagenetClasses) / (std::to_string(i) + ".jpeg"),
+                   jpeg);
+      }
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!first_error) first_error = std::current_exception();
+      failed = true;
+    }
+  };
+  const unsigned threads = options.threads ? options.threads : usable_cpus();
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::max(1u, threads); ++t) pool.emplace_back(worker);
+  for (auto& t : pool) t.join();
+  if (first_error) {
+    fs::remove_all(tmp_dir, ec);
+    std::rethrow_exception(first_error);
+  }
+
+  fs::remove_all(final_dir, ec);
+  fs::rename(tmp_dir, final_dir, ec);
+  if (ec)
+    throw std::runtime_error("fake_imagenet: cannot rename " + tmp_dir.string() + " to " + final_dir.string() + ": " +
+                             ec.message());
+  record_manifest(dataroot, "fake_imagenet",
+                  {{"synthetic", true},
+                   {"generator", "milarun (random-noise JPEGs, TurboJPEG quality 75, 4:2:0)"},
+                   {"scale", options.scale},
+                   {"train", counts.train},
+                   {"val", counts.val},
+                   {"test", counts.test},
+                   {"image_size", {kFakeImagenetSide, kFakeImagenetSide}},
+                   {"classes", std::min<int64_t>(counts.train, kFakeImagenetClasses)},
+                   {"layout", "ImageNet/{train,val,test}/<class>/<i>.jpeg"}});
+}
+
+}  // namespace milabench

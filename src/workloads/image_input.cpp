@@ -1,0 +1,52 @@
+#include "workloads/image_input.hpp"
+
+#include "data/image_datasets.hpp"
+#include "data/manifest.hpp"
+#include "workloads/session.hpp"
+
+namespace milabench {
+
+void add_image_input_options(CLI::App& app, ImageInputOptions& o) {
+  app.add_option("--dataset", o.dataset, "image dataset (milarun.datasets:fake_imagenet)")->capture_default_str();
+  app.add_option("--batch-size", o.batch_size, "images per batch")->capture_default_str();
+  app.add_option("--workers", o.workers, "loader threads; also torch's thread count")->capture_default_str();
+  app.add_option("--image-size", o.image_size, "side of the random resized crop")->capture_default_str();
+}
+
+ImageInput::ImageInput(Session& session, const ImageInputOptions& o) : session_(session) {
+  if (o.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1, got " + std::to_string(o.batch_size));
+  if (o.workers < 1) throw std::invalid_argument("--workers must be >= 1, got " + std::to_string(o.workers));
+  if (o.image_size < 8) throw std::invalid_argument("--image-size must be >= 8, got " + std::to_string(o.image_size));
+  torch::set_num_threads(o.workers);
+  ImageFolder folder = open_image_dataset(o.dataset, session.dataroot(), "train");
+  classes_ = int64_t(folder.classes.size());
+  provenance_ = dataset_provenance(session.dataroot(), image_dataset_name(o.dataset));
+  provenance_["images"] = folder.samples.size();
+  provenance_["classes"] = classes_;
+  session.set_dataset(provenance_);
+  session.set_metric("images_skipped", 0);
+
+  ImageLoaderOptions lo;
+  lo.batch_size = o.batch_size;
+  lo.workers = o.workers;
+  lo.pin_memory = session.device().is_cuda();
+  lo.seed = uint64_t(torch::randint(0, int64_t(1) << 62, {1}, torch::kInt64).item<int64_t>());
+  RandomResizedCropFlip::Options t;
+  t.size = o.image_size;
+  loader_ = std::make_unique<ImageLoader>(std::move(folder.samples), std::make_shared<RandomResizedCropFlip>(t), lo);
+}
+
+std::pair<torch::Tensor, torch::Tensor> ImageInput::next() {
+  ImageBatch b = loader_->next();
+  const int64_t skipped = loader_->skipped();
+  if (skipped != skipped_seen_) {
+    skipped_seen_ = skipped;
+    session_.set_metric("images_skipped", skipped);
+    provenance_["last_skipped"] = loader_->last_skip();
+    session_.set_dataset(provenance_);
+  }
+  const bool non_blocking = session_.device().is_cuda();
+  return {b.images.to(session_.device(), non_blocking), b.labels.to(session_.device(), non_blocking)};
+}
+
+}  // namespace milabench

@@ -1,0 +1,51 @@
+// The image input of the vision workloads: flags (--dataset, --batch-size,
+// --workers, --image-size), an ImageLoader over the dataset's train split,
+// and batches moved to the session's device (pinned host memory and
+// non_blocking copies on CUDA). Records the dataset's provenance and keeps the
+// "images_skipped" metric current (corrupt or truncated JPEGs).
+#pragma once
+#include <torch/torch.h>
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include <nlohmann/json.hpp>
+
+#include "data/image_loader.hpp"
+
+namespace milabench {
+
+class Session;
+
+struct ImageInputOptions {
+  std::string dataset = "milarun.datasets:fake_imagenet";
+  int64_t batch_size = 256;
+  int workers = 8;        // loader threads, and torch's intra-op threads as the original's init_torch
+  int image_size = 224;   // RandomResizedCrop output side (ours: small values make CPU tests fast)
+};
+
+// Registers the four flags on `app`, with `options`' values as defaults.
+void add_image_input_options(CLI::App& app, ImageInputOptions& options);
+
+class ImageInput {
+ public:
+  // Opens the train split (throws with the command that makes it when
+  // missing), sets torch's thread count to --workers, starts the loader.
+  ImageInput(Session& session, const ImageInputOptions& options);
+  // (images [B,3,S,S] float, labels [B] int64) on the session's device.
+  std::pair<torch::Tensor, torch::Tensor> next();
+  int64_t classes() const { return classes_; }
+  int64_t skipped() const { return loader_->skipped(); }
+
+ private:
+  Session& session_;
+  std::unique_ptr<ImageLoader> loader_;
+  nlohmann::json provenance_;
+  int64_t classes_ = 0;
+  int64_t skipped_seen_ = 0;
+};
+
+}  // namespace milabench

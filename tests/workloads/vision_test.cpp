@@ -1,0 +1,489 @@
+// Vision input pipeline, ResNet family and the loader/convnet workloads.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "data/dataset.hpp"
+#include "data/fake_imagenet.hpp"
+#include "data/image_datasets.hpp"
+#include "data/image_loader.hpp"
+#include "data/jpeg.hpp"
+#include "data/manifest.hpp"
+#include "measure/rate_meter.hpp"
+#include "models/resnet.hpp"
+#include "workloads/fp16_optimizer.hpp"
+#include "workloads/session.hpp"
+#include "workloads/workload.hpp"
+
+namespace fs = std::filesystem;
+using namespace milabench;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag) {
+    path = fs::temp_directory_path() /
+           ("milabench_vision_" + tag + "_" + std::to_string(::getpid()) + "_" +
+            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string str() const { return path.string(); }
+};
+
+// 25 train images (classes 0..24), 1 val, 1 test: scale 0.00025.
+constexpr double kTinyScale = 0.00025;
+
+// One tiny fake_imagenet shared by the tests of this file (generated once).
+const std::string& tiny_imagenet_root() {
+  static TempDir dir("imagenet");
+  static bool made = [] {
+    DatasetOptions o;
+    o.scale = kTinyScale;
+    o.threads = 2;
+    generate_fake_imagenet(dir.str(), o);
+    return true;
+  }();
+  (void)made;
+  return dir.path.native();
+}
+
+std::string encode_gradient(int w, int h, int quality = 95) {
+  std::vector<uint8_t> rgb(size_t(w) * h * 3);
+  for (int y = 0; y < h; ++y)
+    for (int x = 0; x < w; ++x) {
+      uint8_t* p = &rgb[(size_t(y) * w + x) * 3];
+      p[0] = uint8_t(255 * x / std::max(1, w - 1));
+      p[1] = uint8_t(255 * y / std::max(1, h - 1));
+      p[2] = 128;
+    }
+  JpegCodec codec;
+  return codec.encode(rgb.data(), w, h, quality);
+}
+
+void write_bytes(const fs::path& p, const std::string& bytes) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << bytes;
+}
+
+struct RunOutcome {
+  int64_t count;
+  nlohmann::json extra;
+};
+
+RunOutcome run_workload(const std::string& name, std::vector<std::string> args, int64_t max_count,
+                        const std::string& dataroot) {
+  torch::manual_seed(0);
+  const WorkloadInfo* info = find_workload(name);
+  if (!info) throw std::runtime_error("unknown workload " + name);
+  auto w = info->make();
+  CLI::App app;
+  w->add_options(app);
+  std::reverse(args.begin(), args.end());
+  app.parse(args);
+  MeterOptions opts;
+  opts.sample_duration = 1e-4;  // a slice closes on (nearly) every step, so the loss is read
+  opts.max_count = max_count;
+  RateMeter meter(
+      opts,
+      [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); },
+      {});
+  meter.start();
+  Session s(meter, torch::Device(torch::kCPU), dataroot);
+  w->run(s);
+  return {meter.count(), s.extra()};
+}
+
+}  // namespace
+
+// ---- fake_imagenet ---------------------------------------------------------
+
+TEST(FakeImagenet, WritesTheImageFolderLayoutWithScaledCounts) {
+  const std::string root = tiny_imagenet_root();
+  auto counts = fake_imagenet_counts(kTinyScale);
+  EXPECT_EQ(counts.train, 25);
+  EXPECT_EQ(counts.val, 1);
+  EXPECT_EQ(counts.test, 1);
+  EXPECT_EQ(fake_imagenet_counts(1.0).train, 100000);
+  EXPECT_EQ(fake_imagenet_counts(1.0).val, 5000);
+  EXPECT_TRUE(fake_imagenet_present(root));
+  const fs::path train = fs::path(root) / "ImageNet" / "train";
+  int64_t files = 0, dirs = 0;
+  for (auto& d : fs::directory_iterator(train)) {
+    ++dirs;
+    for (auto& f : fs::directory_iterator(d.path())) {
+      ++files;
+      EXPECT_EQ(f.path().extension(), ".jpeg");
+    }
+  }
+  EXPECT_EQ(dirs, 25);  // image i -> class i % 1000: one per class here
+  EXPECT_EQ(files, 25);
+  EXPECT_TRUE(fs::exists(train / "24" / "24.jpeg"));
+  EXPECT_TRUE(fs::exists(fs::path(root) / "ImageNet" / "val" / "0" / "0.jpeg"));
+  EXPECT_TRUE(fs::exists(fs::path(root) / "ImageNet" / "test" / "0" / "0.jpeg"));
+  // Each is a 512x512 JPEG that decodes.
+  std::vector<uint8_t> bytes;
+  std::string err;
+  ASSERT_TRUE(read_file_bytes((train / "7" / "7.jpeg").string(), &bytes, &err)) << err;
+  JpegCodec codec;
+  RgbImage img;
+  ASSERT_TRUE(codec.decode(bytes.data(), bytes.size(), {1, 1}, &img, &err)) << err;
+  EXPECT_EQ(img.width, 512);
+  EXPECT_EQ(img.height, 512);
+  auto prov = dataset_provenance(root, "fake_imagenet");
+  EXPECT_EQ(prov["synthetic"], true);
+  EXPECT_EQ(prov["train"], 25);
+  // No temporary folder is left behind.
+  for (auto& e : fs::directory_iterator(root))
+    EXPECT_EQ(e.path().filename().string().find(".partial"), std::string::npos) << e.path();
+}
+
+TEST(FakeImagenet, IsRegisteredUnderTheOriginalName) {
+  const DatasetInfo* d = find_dataset("milarun.datasets:fake_imagenet");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->name, "fake_imagenet");
+  EXPECT_TRUE(d->present(tiny_imagenet_root()));
+  TempDir empty("empty");
+  EXPECT_FALSE(d->present(empty.str()));
+  DatasetOptions bad;
+  bad.scale = 0;
+  EXPECT_THROW(generate_fake_imagenet(empty.str(), bad), std::invalid_argument);
+}
+
+TEST(ImageFolderScan, SortsClassesAsStringsLikeTorchvision) {
+  ImageFolder f = open_image_dataset("fake_imagenet", tiny_imagenet_root(), "train");
+  ASSERT_EQ(f.classes.size(), 25u);
+  EXPECT_EQ(f.classes[0], "0");
+  EXPECT_EQ(f.classes[1], "1");
+  EXPECT_EQ(f.classes[2], "10");  // "10" < "2" as strings
+  ASSERT_EQ(f.samples.size(), 25u);
+  for (const auto& s : f.samples)
+    EXPECT_EQ(fs::path(s.path).parent_path().filename().string(), f.classes[size_t(s.label)]);
+}
+
+TEST(ImageFolderScan, MissingOrEmptyDatasetNamesTheCommandThatMakesIt) {
+  TempDir root("missing");
+  try {
+    open_image_dataset("milarun.datasets:fake_imagenet", root.str(), "train");
+    FAIL() << "no throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("milarun dataset fake_imagenet -d " + root.str()), std::string::npos)
+        << e.what();
+  }
+  fs::create_directories(root.path / "ImageNet" / "train" / "0");  // a class folder with no image
+  try {
+    open_image_dataset("fake_imagenet", root.str(), "train");
+    FAIL() << "no throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("no .jpeg"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("milarun dataset fake_imagenet"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(open_image_dataset("milarun.datasets:mnist", root.str(), "train"), std::invalid_argument);
+}
+
+// ---- transforms ------------------------------------------------------------
+
+TEST(RandomResizedCrop, BoxesStayInsideWithTorchvisionAreaAndRatioBounds) {
+  std::mt19937_64 rng(3);
+  for (int i = 0; i < 2000; ++i) {
+    CropBox b = random_resized_crop_box(640, 480, 0.08, 1.0, 3.0 / 4, 4.0 / 3, rng);
+    ASSERT_GE(b.x, 0);
+    ASSERT_GE(b.y, 0);
+    ASSERT_LE(b.x + b.w, 640);
+    ASSERT_LE(b.y + b.h, 480);
+    const double frac = double(b.w) * b.h / (640.0 * 480.0), ratio = double(b.w) / b.h;
+    ASSERT_GT(frac, 0.07);
+    ASSERT_LE(frac, 1.0);
+    if (b.w < 640 && b.h < 480) {  // not the central fallback
+      ASSERT_GT(ratio, 0.70);
+      ASSERT_LT(ratio, 1.40);
+    }
+  }
+  // A very wide image with scale (0.9, 1) never fits: central crop at ratio 4/3.
+  CropBox c = random_resized_crop_box(1000, 10, 0.9, 1.0, 3.0 / 4, 4.0 / 3, rng);
+  EXPECT_EQ(c.h, 10);
+  EXPECT_EQ(c.w, 13);
+  EXPECT_EQ(c.x, (1000 - 13) / 2);
+}
+
+TEST(RandomResizedCrop, DecodesNearTheTargetSizeWithDctScaling) {
+  JpegScale half = smallest_scale_covering(512, 512, 224, 224);
+  EXPECT_EQ(half.num * 2, half.denom);  // 1/2: 256 >= 224, 3/8 would give 192
+  JpegScale one = smallest_scale_covering(100, 100, 224, 224);
+  EXPECT_EQ(one.num, one.denom);
+  // Same box resized from a half-size decode and from the full decode: close.
+  std::string jpeg = encode_gradient(512, 512);
+  JpegCodec codec;
+  RgbImage full, scaled;
+  std::string err;
+  auto* data = reinterpret_cast<const uint8_t*>(jpeg.data());
+  ASSERT_TRUE(codec.decode(data, jpeg.size(), {1, 1}, &full, &err)) << err;
+  ASSERT_TRUE(codec.decode(data, jpeg.size(), half, &scaled, &err)) << err;
+  EXPECT_EQ(scaled.width, 256);
+  std::vector<uint8_t> a(32 * 32 * 3), b(32 * 32 * 3);
+  CropBox box{100, 60, 300, 260};
+  resize_region(full, 512, 512, box, 32, 32, a.data());
+  resize_region(scaled, 512, 512, box, 32, 32, b.data());
+  double diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) diff += std::abs(int(a[i]) - int(b[i]));
+  EXPECT_LT(diff / a.size(), 2.0);
+  // And it is the right region: red grows along x from 255*100/511.
+  EXPECT_NEAR(a[0], 255.0 * 105 / 511, 6);
+}
+
+TEST(RandomResizedCrop, NormalisesAndMirrorsLikeToTensorNormalize) {
+  const uint8_t rgb[6] = {0, 128, 255, 255, 0, 51};  // 2x1 image
+  std::array<float, 3> mean{0.485f, 0.456f, 0.406f}, stdv{0.229f, 0.224f, 0.225f};
+  float out[6], mirrored[6];
+  to_normalized_chw(rgb, 2, 1, false, mean, stdv, out);
+  to_normalized_chw(rgb, 2, 1, true, mean, stdv, mirrored);
+  EXPECT_FLOAT_EQ(out[0], (0.0f - 0.485f) / 0.229f);          // R of pixel 0
+  EXPECT_FLOAT_EQ(out[1], (1.0f - 0.485f) / 0.229f);          // R of pixel 1
+  EXPECT_FLOAT_EQ(out[2], (128 / 255.0f - 0.456f) / 0.224f);  // G plane
+  EXPECT_FLOAT_EQ(out[5], (51 / 255.0f - 0.406f) / 0.225f);   // B of pixel 1
+  EXPECT_FLOAT_EQ(mirrored[0], out[1]);
+  EXPECT_FLOAT_EQ(mirrored[1], out[0]);
+}
+
+TEST(JpegCodec, DecodesAGoodImageAfterATruncatedOne) {
+  const std::string good = encode_gradient(64, 48), cut = good.substr(0, good.size() / 2);
+  JpegCodec codec;
+  RgbImage img;
+  std::string err;
+  JpegHeader h;
+  EXPECT_FALSE(codec.header(reinterpret_cast<const uint8_t*>(cut.data()), cut.size(), &h, &err));
+  EXPECT_FALSE(err.empty());
+  ASSERT_TRUE(codec.decode(reinterpret_cast<const uint8_t*>(good.data()), good.size(), {1, 1}, &img, &err)) << err;
+  EXPECT_EQ(img.width, 64);
+  EXPECT_EQ(img.height, 48);
+}
+
+// ---- loader ----------------------------------------------------------------
+
+TEST(ImageLoader, DeliversNormalisedBatchesOfTheCropSize) {
+  ImageFolder f = open_image_dataset("fake_imagenet", tiny_imagenet_root(), "train");
+  ImageLoaderOptions o;
+  o.batch_size = 4;
+  o.workers = 2;
+  ImageLoader loader(f.samples, std::make_shared<RandomResizedCropFlip>(), o);
+  ImageBatch b = loader.next();
+  EXPECT_EQ(b.images.sizes(), (std::vector<int64_t>{4, 3, 224, 224}));
+  EXPECT_EQ(b.images.dtype(), torch::kFloat32);
+  EXPECT_EQ(b.labels.sizes(), (std::vector<int64_t>{4}));
+  EXPECT_EQ(b.labels.dtype(), torch::kInt64);
+  // Per channel within [(0 - mean) / std, (1 - mean) / std]; noise spreads over it.
+  const float mean[3] = {0.485f, 0.456f, 0.406f}, stdv[3] = {0.229f, 0.224f, 0.225f};
+  for (int c = 0; c < 3; ++c) {
+    auto ch = b.images.select(1, c);
+    EXPECT_GE(ch.min().item<float>(), (0 - mean[c]) / stdv[c] - 1e-5);
+    EXPECT_LE(ch.max().item<float>(), (1 - mean[c]) / stdv[c] + 1e-5);
+    EXPECT_GT(ch.std().item<float>(), 0.1);
+  }
+  EXPECT_GE(b.labels.min().item<int64_t>(), 0);
+  EXPECT_LT(b.labels.max().item<int64_t>(), 25);
+  EXPECT_EQ(loader.skipped(), 0);
+}
+
+TEST(ImageLoader, SameSeedSameBatchWhateverTheWorkerCount) {
+  ImageFolder f = open_image_dataset("fake_imagenet", tiny_imagenet_root(), "train");
+  RandomResizedCropFlip::Options t;
+  t.size = 16;
+  auto transform = std::make_shared<RandomResizedCropFlip>(t);
+  ImageLoaderOptions o;
+  o.batch_size = 5;
+  o.seed = 42;
+  o.workers = 1;
+  ImageLoader one(f.samples, transform, o);
+  o.workers = 3;
+  ImageLoader three(f.samples, transform, o);
+  for (int i = 0; i < 3; ++i) {
+    ImageBatch a = one.next(), b = three.next();
+    EXPECT_TRUE(torch::equal(a.labels, b.labels));
+    EXPECT_TRUE(torch::equal(a.images, b.images));
+  }
+}
+
+TEST(ImageLoader, SkipsAndCountsTruncatedAndCorruptJpegs) {
+  TempDir root("corrupt");
+  const std::string good = encode_gradient(64, 48);
+  auto truncated = root.path / "c" / "truncated.jpeg";
+  write_bytes(truncated, good.substr(0, good.size() / 2));
+  auto garbage = root.path / "c" / "garbage.jpeg";
+  write_bytes(garbage, "this is not a jpeg");
+  const fs::path bad[3] = {truncated, garbage, root.path / "c" / "vanished.jpeg"};
+  // In order: good, good, bad; x3 — every batch of 3 has one bad image.
+  std::vector<ImageSample> samples;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      auto p = root.path / "c" / (std::to_string(2 * i + j) + ".jpeg");
+      write_bytes(p, good);
+      samples.push_back({p.string(), 0});
+    }
+    samples.push_back({bad[i].string(), 1});
+  }
+
+  RandomResizedCropFlip::Options t;
+  t.size = 16;
+  ImageLoaderOptions o;
+  o.batch_size = 3;
+  o.workers = 2;
+  o.shuffle = false;
+  ImageLoader loader(samples, std::make_shared<RandomResizedCropFlip>(t), o);
+  int64_t delivered = 0;
+  for (int i = 0; i < 6; ++i) {  // 18 samples = two epochs of 9
+    ImageBatch b = loader.next();
+    EXPECT_EQ(b.size(), 2) << loader.last_skip();
+    EXPECT_EQ(b.labels.eq(1).sum().item<int64_t>(), 0);  // only good images come out
+    delivered += b.size();
+  }
+  EXPECT_EQ(delivered, 12);
+  // Workers run ahead of the consumer (prefetch): at least the 6 consumed.
+  EXPECT_GE(loader.skipped(), 6);
+  EXPECT_FALSE(loader.last_skip().empty());
+}
+
+TEST(ImageLoader, ThrowsWhenNoImageDecodes) {
+  TempDir root("allbad");
+  std::vector<ImageSample> samples;
+  for (int i = 0; i < 3; ++i) {
+    auto p = root.path / (std::to_string(i) + ".jpeg");
+    write_bytes(p, "\xff\xd8 broken");
+    samples.push_back({p.string(), 0});
+  }
+  ImageLoaderOptions o;
+  o.batch_size = 2;
+  o.workers = 2;
+  ImageLoader loader(samples, std::make_shared<RandomResizedCropFlip>(), o);
+  try {
+    loader.next();
+    FAIL() << "no throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("could not be decoded"), std::string::npos) << e.what();
+  }
+}
+
+// ---- ResNet ----------------------------------------------------------------
+
+TEST(ResNet, ParameterCountsMatchTorchvision) {
+  // torchvision 0.14 (python3-torchvision): sum(p.numel() for p in models.<arch>().parameters()).
+  const std::vector<std::pair<std::string, int64_t>> expected = {{"resnet18", 11689512},
+                                                                 {"resnet34", 21797672},
+                                                                 {"resnet50", 25557032},
+                                                                 {"resnet101", 44549160},
+                                                                 {"resnet152", 60192808}};
+  for (const auto& [arch, count] : expected) {
+    ResNet net(arch);
+    int64_t n = 0;
+    for (const auto& p : net->parameters()) n += p.numel();
+    EXPECT_EQ(n, count) << arch;
+  }
+  EXPECT_THROW(ResNet("resnet19"), std::invalid_argument);
+}
+
+TEST(ResNet, UsesTorchvisionLayerNamesAndShapes) {
+  ResNet net("resnet50");
+  auto params = net->named_parameters();
+  EXPECT_EQ(params["layer2.0.conv2.weight"].sizes(), (std::vector<int64_t>{128, 128, 3, 3}));  // v1.5 stride
+  EXPECT_EQ(params["layer1.0.downsample.0.weight"].sizes(), (std::vector<int64_t>{256, 64, 1, 1}));
+  EXPECT_EQ(params["fc.weight"].sizes(), (std::vector<int64_t>{1000, 2048}));
+  ResNet small("resnet18", 10);
+  torch::NoGradGuard g;
+  small->eval();
+  EXPECT_EQ(small->forward(torch::randn({2, 3, 64, 64})).sizes(), (std::vector<int64_t>{2, 10}));
+}
+
+// ---- half precision --------------------------------------------------------
+
+TEST(DynamicLossScale, BacksOffOnOverflowAndGrowsAfterAWindow) {
+  DynamicLossScale s(1024, 2, 3);
+  EXPECT_FALSE(s.update(true));
+  EXPECT_EQ(s.scale(), 512);
+  EXPECT_TRUE(s.update(false));
+  EXPECT_TRUE(s.update(false));
+  EXPECT_EQ(s.scale(), 512);
+  EXPECT_TRUE(s.update(false));
+  EXPECT_EQ(s.scale(), 1024);
+  EXPECT_EQ(s.skipped_steps(), 1);
+  DynamicLossScale low(1, 2, 10);
+  low.update(true);
+  EXPECT_EQ(low.scale(), 1);  // never below 1
+}
+
+TEST(Fp16MasterWeights, SkipsTheStepOnInfAndUnscalesOtherwise) {
+  auto p = torch::ones({3}, torch::requires_grad());
+  Fp16MasterWeights m({p});
+  const double scale = m.loss_scale().scale();
+  (p * 2).sum().mul(scale).backward();  // as backward() would, without its scale
+  EXPECT_TRUE(m.unscale_and_check());
+  EXPECT_TRUE(torch::allclose(m.master_params()[0].grad(), torch::full({3}, 2.0f)));
+  m.zero_model_grads();
+  p.mutable_grad() = torch::tensor({1.0f, INFINITY, 0.0f});
+  EXPECT_FALSE(m.unscale_and_check());
+  EXPECT_EQ(m.loss_scale().scale(), scale / 2);
+  EXPECT_EQ(m.loss_scale().skipped_steps(), 1);
+}
+
+// ---- workloads -------------------------------------------------------------
+
+TEST(VisionWorkloads, RegisteredUnderTheOriginalExperimentNames) {
+  const WorkloadInfo* l = find_workload("milarun.models.loader:main");
+  ASSERT_NE(l, nullptr);
+  EXPECT_EQ(l->name, "loader");
+  EXPECT_EQ(l->count_unit, "images");
+  const WorkloadInfo* c = find_workload("milarun.models.convnet:conv_simple");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->name, "convnet");
+}
+
+TEST(VisionWorkloads, LoaderCountsImagesDeliveredToTheDevice) {
+  auto r = run_workload("loader",
+                        {"--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "4", "--workers", "2",
+                         "--image-size", "32"},
+                        12, tiny_imagenet_root());
+  EXPECT_GE(r.count, 12);
+  EXPECT_EQ(r.extra["metrics"]["images_skipped"], 0);
+  EXPECT_EQ(r.extra["dataset"]["synthetic"], true);
+  EXPECT_EQ(r.extra["dataset"]["images"], 25);
+}
+
+TEST(VisionWorkloads, ConvnetTrainsResnet18WithFiniteLoss) {
+  auto r = run_workload("convnet",
+                        {"--arch", "resnet18", "--batch-size", "4", "--lr", "0.1", "--workers", "2",
+                         "--image-size", "32", "--dataset", "milarun.datasets:fake_imagenet"},
+                        8, tiny_imagenet_root());
+  EXPECT_GE(r.count, 8);
+  EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>())) << r.extra.dump();
+  EXPECT_EQ(r.extra["model"]["parameters"], 11689512);
+  EXPECT_EQ(r.extra["metrics"]["precision"], "float32");
+}
+
+TEST(VisionWorkloads, ConvnetHalfUsesBfloat16AutocastOnCpu) {
+  auto r = run_workload("convnet",
+                        {"--arch", "resnet18", "--batch-size", "4", "--workers", "2", "--image-size", "32",
+                         "--half"},
+                        8, tiny_imagenet_root());
+  EXPECT_GE(r.count, 8);
+  EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>())) << r.extra.dump();
+  EXPECT_EQ(r.extra["metrics"]["precision"], "bfloat16-autocast");
+}
+
+TEST(VisionWorkloads, ConvnetWithoutDataSaysHowToMakeIt) {
+  TempDir empty("nodata");
+  try {
+    run_workload("convnet", {"--workers", "1"}, 4, empty.str());
+    FAIL() << "no throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("milarun dataset fake_imagenet"), std::string::npos) << e.what();
+  }
+}

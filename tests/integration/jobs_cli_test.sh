@@ -11,15 +11,16 @@ cd "$work"
 grep -q "mnist: done" ds.log || fail "mnist not generated: $(cat ds.log)"
 "$MILARUN" dataset mnist -d data | grep -q "present" || fail "second dataset call should find it present"
 
-# The CPU profile with every --max-count divided by 100, and toy_lstm (one
-# LBFGS step costs seconds whatever the batch) on 8 series for one step.
+# The CPU profile's tests, arguments and scheme with counts for a few seconds
+# each (toy_lstm: one LBFGS step, which costs seconds whatever the batch).
 python3 - "$SRC/profiles/cpu.json" > cpu.json <<'PY'
 import json, sys
 p = json.load(open(sys.argv[1]))
-for k, t in p.items():
-    if k == "*": continue
-    t["arguments"]["--max-count"] = max(100, t["arguments"]["--max-count"] // 100)
-    if "--samples" in t["arguments"]: t["arguments"].update({"--samples": 8, "--max-count": 5})
+counts = {"toy_reg": 2000000, "toy_lstm": 5, "vae": 6000, "cart": 5000}
+assert sorted(counts) == sorted(k for k in p if k != "*"), "profiles/cpu.json tests changed"
+for k, n in counts.items():
+    p[k]["arguments"]["--max-count"] = n
+p["toy_lstm"]["arguments"]["--samples"] = 8
 print(json.dumps(p, indent=1))
 PY
 rc=0
@@ -83,7 +84,7 @@ rc=0; "$MILARUN" jobs cpu.json -d data -o bad --name nosuch > bad.log 2>&1 || rc
 [ ! -e bad ] || fail "outdir created for a refused run"
 printf '{"a": {"experiment": "x",\n  oops}' > broken.json
 rc=0; "$MILARUN" jobs broken.json -d data -o bad > bad.log 2>&1 || rc=$?
-[ $rc = 2 ] && grep -q "broken.json" bad.log && grep -q "line 2" bad.log || fail "malformed profile: $(cat bad.log)"
+[ $rc = 2 ] && grep -q "broken.json:2:" bad.log || fail "malformed profile: $(cat bad.log)"
 rm -rf data/mnist
 rc=0; "$MILARUN" jobs cpu.json -d data -o nodata --name vae -- --max-count 100 > nodata.log 2>&1 || rc=$?
 grep -q "dataset mnist is missing under data; it will fail: run milarun dataset mnist -d data" nodata.log \

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "test_support.hpp"
 #include "envs/parallel.hpp"
 #include "envs/pong.hpp"
 #include "envs/unlock_pickup.hpp"
@@ -17,6 +18,7 @@
 #include "workloads/workload.hpp"
 
 using namespace milabench;
+using namespace milabench::test;
 using namespace milabench::minigrid;
 
 namespace {
@@ -41,33 +43,6 @@ void put(std::vector<Cell>& g, int x, int y, Cell c) { g[y * UnlockPickup::kWidt
 std::array<int, 3> obs_at(const UnlockPickup& e, int a, int b) {
   const uint8_t* o = &e.obs()[(a * kView + b) * 3];
   return {o[0], o[1], o[2]};
-}
-
-struct RunOutcome {
-  int64_t count;
-  nlohmann::json extra;
-};
-
-RunOutcome run_workload(const std::string& name, std::vector<std::string> args, int64_t max_count) {
-  torch::manual_seed(0);
-  const WorkloadInfo* info = find_workload(name);
-  if (!info) throw std::runtime_error("unknown workload " + name);
-  auto w = info->make();
-  CLI::App app;
-  w->add_options(app);
-  std::reverse(args.begin(), args.end());
-  app.parse(args);
-  MeterOptions opts;
-  opts.sample_duration = 1e-4;  // read the loss at every step
-  opts.max_count = max_count;
-  RateMeter meter(
-      opts,
-      [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); },
-      {});
-  meter.start();
-  Session s(meter, torch::Device(torch::kCPU), "");
-  w->run(s);
-  return {meter.count(), s.extra()};
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "test_support.hpp"
 #include "data/dataset.hpp"
 #include "data/length_bucketing.hpp"
 #include "data/wmt16.hpp"
@@ -23,23 +24,13 @@
 
 namespace fs = std::filesystem;
 using namespace milabench;
+using namespace milabench::test;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag) {
-    path = fs::temp_directory_path() / ("milabench_tr_" + tag + "_" + std::to_string(::getpid()) + "_" +
-                                        std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string str() const { return path.string(); }
-};
-
+RunOutcome run_translator(std::vector<std::string> args, int64_t max_count, const std::string& dataroot) {
+  return run_workload("milarun.models.rnn_translator:main", std::move(args), max_count, dataroot);
+}
 void write_file(const std::string& path, const std::string& text) {
   fs::create_directories(fs::path(path).parent_path());
   std::ofstream(path) << text;
@@ -68,32 +59,6 @@ std::string thrown_message(const std::function<void()>& f) {
     return e.what();
   }
   return "";
-}
-
-struct RunOutcome {
-  int64_t count;
-  nlohmann::json extra;
-};
-
-RunOutcome run_translator(std::vector<std::string> args, int64_t max_count, const std::string& dataroot) {
-  torch::manual_seed(0);
-  const WorkloadInfo* info = find_workload("milarun.models.rnn_translator:main");
-  if (!info) throw std::runtime_error("translator is not registered");
-  auto w = info->make();
-  CLI::App app;
-  w->add_options(app);
-  std::reverse(args.begin(), args.end());
-  app.parse(args);
-  MeterOptions opts;
-  opts.sample_duration = 1e-4;  // a slice closes on every step, so the loss is read
-  opts.max_count = max_count;
-  RateMeter meter(
-      opts, [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); },
-      {});
-  meter.start();
-  Session s(meter, torch::Device(torch::kCPU), dataroot);
-  w->run(s);
-  return {meter.count(), s.extra()};
 }
 
 int64_t count_params(const torch::nn::Module& m) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_support.hpp"
 #include "data/dataset.hpp"
 #include "data/fake_imagenet.hpp"
 #include "data/image_datasets.hpp"
@@ -24,24 +25,9 @@
 
 namespace fs = std::filesystem;
 using namespace milabench;
+using namespace milabench::test;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag) {
-    path = fs::temp_directory_path() /
-           ("milabench_vision_" + tag + "_" + std::to_string(::getpid()) + "_" +
-            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string str() const { return path.string(); }
-};
-
 // 25 train images (classes 0..24), 1 val, 1 test: scale 0.00025.
 constexpr double kTinyScale = 0.00025;
 
@@ -75,34 +61,6 @@ std::string encode_gradient(int w, int h, int quality = 95) {
 void write_bytes(const fs::path& p, const std::string& bytes) {
   fs::create_directories(p.parent_path());
   std::ofstream(p, std::ios::binary) << bytes;
-}
-
-struct RunOutcome {
-  int64_t count;
-  nlohmann::json extra;
-};
-
-RunOutcome run_workload(const std::string& name, std::vector<std::string> args, int64_t max_count,
-                        const std::string& dataroot) {
-  torch::manual_seed(0);
-  const WorkloadInfo* info = find_workload(name);
-  if (!info) throw std::runtime_error("unknown workload " + name);
-  auto w = info->make();
-  CLI::App app;
-  w->add_options(app);
-  std::reverse(args.begin(), args.end());
-  app.parse(args);
-  MeterOptions opts;
-  opts.sample_duration = 1e-4;  // a slice closes on (nearly) every step, so the loss is read
-  opts.max_count = max_count;
-  RateMeter meter(
-      opts,
-      [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); },
-      {});
-  meter.start();
-  Session s(meter, torch::Device(torch::kCPU), dataroot);
-  w->run(s);
-  return {meter.count(), s.extra()};
 }
 
 }  // namespace

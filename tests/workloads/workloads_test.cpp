@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "test_support.hpp"
 #include "data/mnist.hpp"
 #include "envs/cart_pole.hpp"
 #include "measure/rate_meter.hpp"
@@ -15,60 +16,9 @@
 
 namespace fs = std::filesystem;
 using namespace milabench;
+using namespace milabench::test;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  explicit TempDir(const std::string& tag) {
-    path = fs::temp_directory_path() /
-           ("milabench_wl_" + tag + "_" + std::to_string(::getpid()) + "_" +
-            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string str() const { return path.string(); }
-};
-
-struct RunOutcome {
-  int64_t count;
-  nlohmann::json extra;
-};
-
-// Runs a workload on CPU through a real Session until --max-count.
-RunOutcome run_workload(const std::string& name, std::vector<std::string> args, int64_t max_count,
-                        const std::string& dataroot = "") {
-  torch::manual_seed(0);
-  const WorkloadInfo* info = find_workload(name);
-  if (!info) throw std::runtime_error("unknown workload " + name);
-  auto w = info->make();
-  CLI::App app;
-  w->add_options(app);
-  std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
-  app.parse(args);
-  MeterOptions opts;
-  opts.sample_duration = 1e-4;  // close a slice on (nearly) every step so the loss is read
-  opts.max_count = max_count;
-  RateMeter meter(
-      opts,
-      [] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-      },
-      {});
-  meter.start();
-  Session s(meter, torch::Device(torch::kCPU), dataroot);
-  w->run(s);
-  return {meter.count(), s.extra()};
-}
-
-void expect_finite_loss(const RunOutcome& r) {
-  ASSERT_TRUE(r.extra.contains("metrics")) << r.extra.dump();
-  ASSERT_TRUE(r.extra["metrics"].contains("loss")) << r.extra.dump();
-  EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>()));
-}
 
 int64_t params(const RunOutcome& r) { return r.extra["model"]["parameters"].get<int64_t>(); }
 

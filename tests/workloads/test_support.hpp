@@ -1,0 +1,82 @@
+// Shared by the workload tests: temporary folders and running a registered
+// workload on the CPU through a real Session and RateMeter.
+#pragma once
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "measure/rate_meter.hpp"
+#include "workloads/session.hpp"
+#include "workloads/workload.hpp"
+
+namespace milabench::test {
+
+// A fresh folder under the system temp dir, removed with everything in it.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& tag) {
+    path = std::filesystem::temp_directory_path() /
+           ("milabench_wl_" + tag + "_" + std::to_string(::getpid()) + "_" +
+            std::to_string(std::chrono::steady_clock::now().time_since_epoch().count()));
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string str() const { return path.string(); }
+};
+
+struct RunOutcome {
+  int64_t count;        // examples counted by the meter
+  nlohmann::json extra; // what the workload recorded (model, dataset, metrics)
+};
+
+// Runs workload `name` (short name or experiment) with `args` on the CPU, one
+// intra-op thread (tests share a small CI machine), until `max_count`. A slice
+// closes on (nearly) every step so the loss is read and checked each time.
+// Exceptions from the workload propagate.
+inline RunOutcome run_workload(const std::string& name, std::vector<std::string> args, int64_t max_count,
+                               const std::string& dataroot = "") {
+  torch::manual_seed(0);
+  struct OneThread {
+    int saved = torch::get_num_threads();
+    OneThread() { torch::set_num_threads(1); }
+    ~OneThread() { torch::set_num_threads(saved); }
+  } one_thread;
+  const WorkloadInfo* info = find_workload(name);
+  if (!info) throw std::runtime_error("unknown workload " + name);
+  auto w = info->make();
+  CLI::App app;
+  w->add_options(app);
+  std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
+  app.parse(args);
+  MeterOptions opts;
+  opts.sample_duration = 1e-4;
+  opts.max_count = max_count;
+  RateMeter meter(
+      opts,
+      [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); },
+      {});
+  meter.start();
+  Session s(meter, torch::Device(torch::kCPU), dataroot);
+  w->run(s);
+  return {meter.count(), s.extra()};
+}
+
+inline void expect_finite_loss(const RunOutcome& r) {
+  ASSERT_TRUE(r.extra.contains("metrics") && r.extra["metrics"].contains("loss")) << r.extra.dump();
+  EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>()));
+}
+
+}  // namespace milabench::test

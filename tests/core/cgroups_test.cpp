@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scratch_dir.hpp"
 #include "launch/cgroups.hpp"
 #include "launch/devices.hpp"
 #include "launch/isolation.hpp"
@@ -22,10 +23,7 @@ using namespace milabench;
 
 namespace {
 
-std::string tmpdir() {
-  char tmpl[] = "/tmp/cgroups_test_XXXXXX";
-  return mkdtemp(tmpl);
-}
+std::string tmpdir() { return milabench::test::scratch_dir("cgroups_test"); }
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 std::string get(const std::string& path) { return read_file_trimmed(path).value_or("<missing>"); }

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "scratch_dir.hpp"
 #include "launch/devices.hpp"
 #include "launch/process.hpp"
 
@@ -12,10 +13,7 @@ using namespace milabench;
 
 namespace {
 
-std::string tmpdir() {
-  char tmpl[] = "/tmp/launch_test_XXXXXX";
-  return mkdtemp(tmpl);
-}
+std::string tmpdir() { return milabench::test::scratch_dir("launch_test"); }
 
 std::string slurp(const std::string& p) {
   std::ifstream in(p);

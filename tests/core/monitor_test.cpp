@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "scratch_dir.hpp"
 #include "launch/devices.hpp"
 #include "monitor/host_sensors.hpp"
 #include "monitor/monitor.hpp"
@@ -19,10 +20,7 @@ using namespace milabench;
 
 namespace {
 
-std::string tmpdir() {
-  char tmpl[] = "/tmp/monitor_test_XXXXXX";
-  return mkdtemp(tmpl);
-}
+std::string tmpdir() { return milabench::test::scratch_dir("monitor_test"); }
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 

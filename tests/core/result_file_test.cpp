@@ -1,3 +1,4 @@
+#include "scratch_dir.hpp"
 #include "results/result_file.hpp"
 
 #include <gtest/gtest.h>
@@ -16,8 +17,7 @@ TEST(ResultFile, NameFollowsOriginalPattern) {
 }
 
 TEST(ResultFile, AtomicWriteLeavesOnlyTheFinalFile) {
-  char dir[] = "/tmp/mbresXXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
+  const std::string dir = milabench::test::scratch_dir("mbres");
   std::string path = std::string(dir) + "/r.json";
   write_json_atomic(path, {{"success", true}});
   std::ifstream in(path);

@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 
+#include "scratch_dir.hpp"
 #include "suite/jobs.hpp"
 #include "suite/plan.hpp"
 #include "suite/profile.hpp"
@@ -196,8 +197,7 @@ TEST(Profile, ShippedProfilesLoad) {
 }
 
 TEST(Jobs, RunsAndWritesFailureFile) {
-  char tmpl[] = "/tmp/jobs_test_XXXXXX";
-  std::string dir = mkdtemp(tmpl);
+  std::string dir = milabench::test::scratch_dir("jobs_test");
   std::string prof = dir + "/mini.json";
   std::ofstream(prof) << R"({"*": {"prepare": ["exit 1"], "exec_prefix": ["no-such-prog-xyz"]},
     "good": {"experiment": "x", "arguments": {"--code": 0}},

@@ -26,7 +26,7 @@ row() {  # name unit cpp_args... -- py_script max_count
   c=$(perf_cpp "$name" "$n" "$@"); p=$(perf_py "$script" "$n")
   echo "| $name | $unit/s | $c | $p | $(/usr/bin/python3 -c "print(f'{$c/$p:.2f}')") |"
 }
-row polynome samples 4000000 polynome.py --poly-degree 4 --batch-size 256
+row polynome samples 40000000 polynome.py --poly-degree 4 --batch-size 256
 row vae samples 60000 vae.py --batch-size 128 --dataset milarun.datasets:mnist
 row cart_pole steps 25000 cart_pole.py --gamma 0.99 --episode-length 500
 row sine_wave samples 194 sine_wave.py --samples 100

@@ -1,12 +1,12 @@
 #include "cli/cgroups_cmd.hpp"
 
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <fstream>
 #include <ostream>
 #include <string>
-
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
 
 #include "launch/cgroups.hpp"
 #include "launch/devices.hpp"
@@ -64,9 +64,9 @@ int run_cgroups_command(const CgroupsCmdOptions& o, std::ostream& out, std::ostr
       auto st = groups.status(o.parent);
       if (st.empty()) out << "no student groups (make them with `milarun cgroups setup`)\n";
       for (const auto& s : st)
-        out << fmt::format("{:<12} cpus {:<8} mems {:<4} memory {:<14} processes {:<3} oom kills {}{}\n",
-                           s.info.name, cpu_list_string(s.info.cpus), s.info.mems, mib(s.info.memory_limit_bytes),
-                           s.info.tasks, s.info.oom_kills ? std::to_string(*s.info.oom_kills) : "-",
+        out << fmt::format("{:<12} cpus {:<8} mems {:<4} memory {:<14} processes {:<3} oom kills {}{}\n", s.info.name,
+                           cpu_list_string(s.info.cpus), s.info.mems, mib(s.info.memory_limit_bytes), s.info.tasks,
+                           s.info.oom_kills ? std::to_string(*s.info.oom_kills) : "-",
                            s.made_by_milarun ? "  (made by milarun)" : "");
       return 0;
     }

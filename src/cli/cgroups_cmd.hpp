@@ -12,11 +12,11 @@ class App;
 namespace milabench {
 
 struct CgroupsCmdOptions {
-  std::string action;      // setup | status | teardown
-  int devices = 0;         // 0 = one per visible GPU, at least 1
-  double memory_mb = 0;    // per group; 0 = 90 % of RAM (or of the hierarchy's limit) / devices
-  std::string parent;      // groups under this relative folder ("" = hierarchy root)
-  std::string marker;      // "" = default_marker_path()
+  std::string action;    // setup | status | teardown
+  int devices = 0;       // 0 = one per visible GPU, at least 1
+  double memory_mb = 0;  // per group; 0 = 90 % of RAM (or of the hierarchy's limit) / devices
+  std::string parent;    // groups under this relative folder ("" = hierarchy root)
+  std::string marker;    // "" = default_marker_path()
 };
 
 // Adds the subcommand to `app`; its flags fill `o`.

@@ -1,11 +1,11 @@
 #include "cli/dataset_cmd.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 #include "data/manifest.hpp"
 #include "fetch/datasets.hpp"

@@ -1,21 +1,20 @@
 // milarun: the command line. Flag tables only; the work is in src/.
+#include <fmt/format.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <climits>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 
-#include <CLI/CLI.hpp>
-#include <fmt/format.h>
-
 #include "cli/cgroups_cmd.hpp"
 #include "cli/dataset_cmd.hpp"
 #include "cli/run_cmd.hpp"
 #include "data/dataset.hpp"
-#include "suite/jobs.hpp"
 #include "report/report.hpp"
+#include "suite/jobs.hpp"
 #include "workloads/workload.hpp"
 
 using namespace milabench;
@@ -30,7 +29,6 @@ static std::string env_or(const char* key, const std::string& fallback) {
   const char* v = std::getenv(key);
   return v && *v ? v : fallback;
 }
-
 
 static int rerun(const std::string& file, const std::string& out, const std::vector<std::string>& overrides) {
   std::ifstream in(file);

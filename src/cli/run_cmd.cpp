@@ -1,5 +1,7 @@
 #include "cli/run_cmd.hpp"
 
+#include <fmt/format.h>
+#include <sys/stat.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>
 #include <unistd.h>
@@ -9,9 +11,6 @@
 #include <cstdlib>
 #include <iostream>
 #include <regex>
-#include <sys/stat.h>
-
-#include <fmt/format.h>
 
 #include "measure/progress.hpp"
 #include "measure/rate_meter.hpp"
@@ -53,7 +52,7 @@ static nlohmann::json recorded_environ() {
 }
 
 static bool is_dir(const std::string& p) {
-  struct stat st{};
+  struct stat st {};
   return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -188,8 +187,8 @@ int run_experiment(const RunOptions& opts) {
   }
   if (is_dir(path) || path.back() == '/') {
     ::mkdir(path.c_str(), 0755);
-    path = path + (path.back() == '/' ? "" : "/") +
-           result_file_name(name, opts.job_id.empty() ? "0" : opts.job_id, !ok);
+    path =
+        path + (path.back() == '/' ? "" : "/") + result_file_name(name, opts.job_id.empty() ? "0" : opts.job_id, !ok);
   }
   try {
     write_json_atomic(path, result);
@@ -200,8 +199,8 @@ int run_experiment(const RunOptions& opts) {
   }
   std::cerr << fmt::format("milarun run {}: {}{} — {} {} in {:.1f} s, last rate {:.1f}/s -> {}\n", info->name,
                            ok ? "ok" : "FAILED", meter.stopped_stable() ? " (steady, --until-stable)" : "",
-                           meter.count(), info->count_unit,
-                           result["timings"]["train"]["wall_time"].get<double>(), meter.last_rate(), path);
+                           meter.count(), info->count_unit, result["timings"]["train"]["wall_time"].get<double>(),
+                           meter.last_rate(), path);
   return ok ? 0 : 1;
 }
 

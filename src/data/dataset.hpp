@@ -9,9 +9,9 @@
 namespace milabench {
 
 struct DatasetOptions {
-  double scale = 1.0;   // fraction of the real set's size to generate (0 < scale <= 1)
-  unsigned threads = 0; // generator threads; 0 = all CPUs this process may use
-  bool force = false;   // regenerate even when the data is present
+  double scale = 1.0;    // fraction of the real set's size to generate (0 < scale <= 1)
+  unsigned threads = 0;  // generator threads; 0 = all CPUs this process may use
+  bool force = false;    // regenerate even when the data is present
 };
 
 struct DatasetInfo {

@@ -99,8 +99,9 @@ void generate_fake_imagenet(const std::string& dataroot, const DatasetOptions& o
     total += s.count;
     for (int64_t c = 0; c < std::min<int64_t>(s.count, kFakeImagenetClasses); ++c) {
       fs::create_directories(tmp_dir / s.name / std::to_string(c), ec);
-      if (ec) throw std::runtime_error("fake_imagenet: cannot create " + (tmp_dir / s.name).string() + ": " +
-                                       ec.message() + " (is DATAROOT writable?)");
+      if (ec)
+        throw std::runtime_error("fake_imagenet: cannot create " + (tmp_dir / s.name).string() + ": " + ec.message() +
+                                 " (is DATAROOT writable?)");
     }
   }
 

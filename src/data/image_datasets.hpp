@@ -2,9 +2,8 @@
 // "milarun.datasets:NAME"), as (path, label) lists for ImageLoader.
 // New image datasets (bsds500, coco) add a case in image_datasets.cpp.
 #pragma once
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "data/image_folder.hpp"
 

@@ -39,8 +39,7 @@ ImageFolder scan_image_folder(const std::string& root, const std::string& make_c
   }
   folder.classes = std::move(classes);
   if (folder.samples.empty())
-    throw std::runtime_error("image folder " + root + " holds no .jpeg/.jpg in any class folder; run: " +
-                             make_command);
+    throw std::runtime_error("image folder " + root + " holds no .jpeg/.jpg in any class folder; run: " + make_command);
   return folder;
 }
 

@@ -58,7 +58,7 @@ class ImageLoader {
   // Blocks until the next batch is complete; never returns an empty batch.
   ImageBatch next();
 
-  int64_t skipped() const;      // samples skipped so far (corrupt/unreadable)
+  int64_t skipped() const;        // samples skipped so far (corrupt/unreadable)
   std::string last_skip() const;  // "<path>: <reason>" of the latest skip, "" if none
 
  private:
@@ -81,8 +81,8 @@ class ImageLoader {
   std::condition_variable workers_cv_, consumer_cv_;
   std::vector<Slot> slots_;
   std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> perms_;  // epoch -> order
-  int64_t next_sample_ = 0;   // next global sample index to hand to a worker
-  int64_t consumed_ = 0;      // next batch the consumer takes
+  int64_t next_sample_ = 0;  // next global sample index to hand to a worker
+  int64_t consumed_ = 0;     // next batch the consumer takes
   int64_t skipped_ = 0;
   int64_t skipped_in_a_row_ = 0;
   std::string last_skip_;

@@ -12,10 +12,13 @@
 #include <iostream>
 #include <regex>
 
+#include "data/data_error.hpp"
+#include "launch/process.hpp"
 #include "measure/progress.hpp"
 #include "measure/rate_meter.hpp"
 #include "monitor/monitor.hpp"
 #include "results/result_file.hpp"
+#include "suite/run_outcome.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -161,6 +164,7 @@ int run_experiment(const RunOptions& opts) {
     std::string what = e.what();
     kind = "exception";
     if (what.find("out of memory") != std::string::npos || dynamic_cast<const std::bad_alloc*>(&e)) kind = "oom";
+    if (dynamic_cast<const DataError*>(&e)) kind = "bad_input";
     if (session.extra().contains("failure_kind")) kind = session.extra()["failure_kind"];
     std::cerr << fmt::format("milarun run {}: failed: {}\n", info->name, what);
   }
@@ -193,9 +197,21 @@ int run_experiment(const RunOptions& opts) {
   try {
     write_json_atomic(path, result);
   } catch (const std::exception& e) {
-    std::cerr << "milarun run: " << e.what() << " — choose a writable -o\n";
-    std::cout << result.dump(2) << std::endl;  // nothing is lost
-    return 2;
+    // Disk full or read-only: park the result where `milarun jobs --resume` finds it.
+    auto slash = path.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : path.substr(0, slash);
+    std::string parked = unsaved_dir(dir) + "/" + path.substr(slash == std::string::npos ? 0 : slash + 1);
+    try {
+      if (!make_dirs(unsaved_dir(dir))) throw std::runtime_error("cannot create " + unsaved_dir(dir));
+      write_json_atomic(parked, result);
+      std::cerr << fmt::format("milarun run: {}; the result is kept in {} (`milarun jobs --resume` moves it back)\n",
+                               e.what(), parked);
+      return ok ? 0 : 1;
+    } catch (const std::exception& e2) {
+      std::cerr << "milarun run: " << e.what() << "; " << e2.what() << " — choose a writable -o\n";
+      std::cout << result.dump(2) << std::endl;  // nothing is lost
+      return 2;
+    }
   }
   std::cerr << fmt::format("milarun run {}: {}{} — {} {} in {:.1f} s, last rate {:.1f}/s -> {}\n", info->name,
                            ok ? "ok" : "FAILED", meter.stopped_stable() ? " (steady, --until-stable)" : "",

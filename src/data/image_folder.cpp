@@ -1,3 +1,4 @@
+#include "data/data_error.hpp"
 #include "data/image_folder.hpp"
 
 #include <algorithm>
@@ -23,7 +24,7 @@ ImageFolder scan_image_folder(const std::string& root, const std::string& make_c
   folder.root = root;
   std::error_code ec;
   if (!fs::is_directory(root, ec))
-    throw std::runtime_error("image folder " + root + " is missing; run: " + make_command);
+    throw DataError("image folder " + root + " is missing; run: " + make_command);
   std::vector<std::string> classes;
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
     if (it->is_directory(ec)) classes.push_back(it->path().filename().string());
@@ -39,7 +40,7 @@ ImageFolder scan_image_folder(const std::string& root, const std::string& make_c
   }
   folder.classes = std::move(classes);
   if (folder.samples.empty())
-    throw std::runtime_error("image folder " + root + " holds no .jpeg/.jpg in any class folder; run: " + make_command);
+    throw DataError("image folder " + root + " holds no .jpeg/.jpg in any class folder; run: " + make_command);
   return folder;
 }
 

@@ -1,3 +1,4 @@
+#include "data/data_error.hpp"
 #include "data/mnist.hpp"
 
 #include <sys/stat.h>
@@ -25,7 +26,7 @@ std::string split_file(const std::string& dataroot, bool train, bool images) {
 }
 
 [[noreturn]] void bad_file(const std::string& path, const std::string& what, const std::string& dataroot) {
-  throw std::runtime_error("MNIST file " + path + ": " + what + "; run: " + dataset_command("mnist", dataroot));
+  throw DataError("MNIST file " + path + ": " + what + "; run: " + dataset_command("mnist", dataroot));
 }
 
 uint32_t be32(const unsigned char* p) {

@@ -1,5 +1,6 @@
 // ratings.csv parsing, the original's conversion and the binary cache.
 // The generator is in movielens_gen.cpp.
+#include "data/data_error.hpp"
 #include "data/movielens.hpp"
 
 #include <fcntl.h>
@@ -142,7 +143,7 @@ std::vector<Row> parse_csv(const std::string& csv_path, unsigned threads) {
   std::string_view header = text.substr(0, eol);
   if (!header.empty() && header.back() == '\r') header.remove_suffix(1);
   if (header != kHeader)
-    throw std::runtime_error(csv_path + ":1: header must be \"" + kHeader + "\", got \"" +
+    throw DataError(csv_path + ":1: header must be \"" + kHeader + "\", got \"" +
                              std::string(header.substr(0, 80)) + "\"");
   std::string_view body = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
   const size_t nparts = std::max<size_t>(1, std::min<size_t>(threads_for(threads), body.size() / (1 << 20) + 1));
@@ -163,7 +164,7 @@ std::vector<Row> parse_csv(const std::string& csv_path, unsigned threads) {
   size_t total = 0;
   for (auto& p : parts) {
     if (!p.error.empty())
-      throw std::runtime_error(csv_path + ":" + std::to_string(line + p.error_line) + ": " + p.error);
+      throw DataError(csv_path + ":" + std::to_string(line + p.error_line) + ": " + p.error);
     line += p.lines;
     total += p.rows.size();
   }
@@ -200,7 +201,7 @@ Ml20m convert_ml20m_csv(const std::string& csv_path, unsigned threads) {
     if (i < 0) i = int32_t(d.items++);
   }
   if (d.users == 0)
-    throw std::runtime_error(csv_path + ": no user has " + std::to_string(kMl20mMinRatings) +
+    throw DataError(csv_path + ": no user has " + std::to_string(kMl20mMinRatings) +
                              " ratings (the original's minimum); nothing to train on");
   // Counting sort by user (stable: file order within a user), then by time.
   d.user_begin.assign(size_t(d.users) + 1, 0);
@@ -281,7 +282,7 @@ Ml20m load_ml20m(const std::string& dataroot, unsigned threads) {
   std::error_code ec;
   const bool has_csv = fs::exists(csv, ec), has_cache = fs::exists(cache, ec);
   if (!has_csv && !has_cache)
-    throw std::runtime_error("MovieLens ratings " + csv + " missing; run: " + dataset_command("ml20m", dataroot));
+    throw DataError("MovieLens ratings " + csv + " missing; run: " + dataset_command("ml20m", dataroot));
   if (has_cache && (!has_csv || fs::last_write_time(cache, ec) >= fs::last_write_time(csv, ec))) {
     try {
       return read_ml20m_cache(cache);

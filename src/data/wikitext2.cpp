@@ -1,3 +1,4 @@
+#include "data/data_error.hpp"
 #include "data/wikitext2.hpp"
 
 #include <sys/stat.h>
@@ -118,7 +119,7 @@ unsigned thread_count(unsigned requested) {
 }
 
 [[noreturn]] void bad_file(const std::string& path, const std::string& what, const std::string& dataroot) {
-  throw std::runtime_error("wikitext-2 file " + path + ": " + what + "; run: " + dataset_command("wiki2", dataroot));
+  throw DataError("wikitext-2 file " + path + ": " + what + "; run: " + dataset_command("wiki2", dataroot));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
 // WMT16 reader: vocabulary, parallel BPE files -> ids, length filter.
+#include "data/data_error.hpp"
 #include "data/wmt16.hpp"
 
 #include <sys/stat.h>
@@ -15,7 +16,7 @@ namespace milabench {
 namespace {
 
 [[noreturn]] void bad_file(const std::string& path, const std::string& what, const std::string& dataroot) {
-  throw std::runtime_error("wmt16 file " + path + ": " + what + "; run: " + dataset_command("wmt16", dataroot));
+  throw DataError("wmt16 file " + path + ": " + what + "; run: " + dataset_command("wmt16", dataroot));
 }
 
 bool exists(const std::string& path) {

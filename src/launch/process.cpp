@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +16,7 @@
 #include <thread>
 
 #include "launch/cgroups.hpp"
+#include "launch/interrupt.hpp"
 
 extern char** environ;
 
@@ -24,9 +26,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
+double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Everything a child needs, prepared before fork so the child only calls
 // async-signal-safe functions.
@@ -88,8 +88,10 @@ Prepared prepare(const ProcessSpec& s, const std::string& log) {
   return p;
 }
 
-[[noreturn]] void child(Prepared& p, const std::vector<int>& cpus, bool set_affinity) {
+[[noreturn]] void child(Prepared& p, const std::vector<int>& cpus, bool set_affinity, pid_t parent) {
   setpgid(0, 0);
+  // Dies with the orchestrator; the check closes the race with a parent that died before prctl.
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(125);
   int fd = ::open(p.log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd >= 0) {
     dup2(fd, 1);
@@ -97,7 +99,10 @@ Prepared prepare(const ProcessSpec& s, const std::string& log) {
     if (fd > 2) close(fd);
   }
   int devnull = ::open("/dev/null", O_RDONLY);
-  if (devnull >= 0) { dup2(devnull, 0); if (devnull > 0) close(devnull); }
+  if (devnull >= 0) {
+    dup2(devnull, 0);
+    if (devnull > 0) close(devnull);
+  }
   char** envp = p.envp.data();
   for (const auto& f : p.join) {
     if (join_cgroup(f.c_str())) continue;
@@ -139,7 +144,7 @@ bool make_dirs(const std::string& path) {
     }
     if (i < path.size()) cur += path[i];
   }
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -153,13 +158,18 @@ std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const
   std::vector<bool> killed(specs.size(), false);
   std::vector<std::optional<uint64_t>> oom_before(specs.size());
   std::size_t running = 0;
+  const pid_t self = getpid();
   for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (interrupt_signal() != 0) {  // nothing new starts once interrupted
+      res[i].interrupted = true;
+      continue;
+    }
     res[i].log_path = log_path_for(log_dir, specs[i]);
     Prepared p = prepare(specs[i], res[i].log_path);
     start[i] = Clock::now();
     oom_before[i] = read_oom_kills(specs[i].isolation.oom_counter);
     pid_t pid = fork();
-    if (pid == 0) child(p, specs[i].cpus, specs[i].isolation.set_affinity);
+    if (pid == 0) child(p, specs[i].cpus, specs[i].isolation.set_affinity, self);
     if (pid < 0) continue;
     setpgid(pid, pid);  // also done in the child; avoids a race with killpg
     pids[i] = pid;
@@ -173,8 +183,10 @@ std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const
       pid_t r = waitpid(pids[i], &status, WNOHANG);
       if (r == pids[i]) {
         res[i].wall_s = since(start[i]);
-        if (WIFEXITED(status)) res[i].exit_code = WEXITSTATUS(status);
-        else if (WIFSIGNALED(status)) res[i].signal = WTERMSIG(status);
+        if (WIFEXITED(status))
+          res[i].exit_code = WEXITSTATUS(status);
+        else if (WIFSIGNALED(status))
+          res[i].signal = WTERMSIG(status);
         if (term_at[i] >= 0) ::kill(-pids[i], SIGKILL);  // leftover group members
         auto oom_after = read_oom_kills(specs[i].isolation.oom_counter);
         res[i].oom_killed = !res[i].ok() && oom_before[i] && oom_after && *oom_after > *oom_before[i];
@@ -183,7 +195,11 @@ std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const
         continue;
       }
       double t = since(start[i]);
-      if (term_at[i] < 0 && t > specs[i].timeout_s) {
+      if (term_at[i] < 0 && interrupt_signal() != 0) {
+        res[i].interrupted = true;
+        term_at[i] = t;
+        ::kill(-pids[i], SIGTERM);
+      } else if (term_at[i] < 0 && t > specs[i].timeout_s) {
         res[i].timed_out = true;
         term_at[i] = t;
         ::kill(-pids[i], SIGTERM);
@@ -214,8 +230,7 @@ int run_shell(const std::string& command) {
 
 std::string find_on_path(const std::string& program) {
   if (program.empty()) return "";
-  if (program.find('/') != std::string::npos)
-    return ::access(program.c_str(), X_OK) == 0 ? program : "";
+  if (program.find('/') != std::string::npos) return ::access(program.c_str(), X_OK) == 0 ? program : "";
   const char* path = std::getenv("PATH");
   std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
   std::size_t pos = 0;
@@ -225,9 +240,8 @@ std::string find_on_path(const std::string& program) {
     std::string dir = p.substr(pos, end - pos);
     if (dir.empty()) dir = ".";
     std::string full = dir + "/" + program;
-    struct stat st{};
-    if (::stat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(full.c_str(), X_OK) == 0)
-      return full;
+    struct stat st {};
+    if (::stat(full.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(full.c_str(), X_OK) == 0) return full;
     pos = end + 1;
   }
   return "";

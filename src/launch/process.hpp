@@ -30,14 +30,15 @@ struct ProcessSpec {
 };
 
 struct ProcessResult {
-  int exit_code = -1;     // valid when signal == 0 and started
-  int signal = 0;         // terminating signal, 0 = exited normally
-  bool timed_out = false; // killed because it ran past timeout_s
-  bool started = false;   // fork succeeded
-  double wall_s = 0.0;    // seconds from spawn to reap
-  bool oom_killed = false; // failed while its cgroup's OOM-kill count went up
-  std::string log_path;   // where its stdout+stderr went
-  bool ok() const { return started && signal == 0 && exit_code == 0 && !timed_out; }
+  int exit_code = -1;        // valid when signal == 0 and started
+  int signal = 0;            // terminating signal, 0 = exited normally
+  bool timed_out = false;    // killed because it ran past timeout_s
+  bool started = false;      // fork succeeded
+  double wall_s = 0.0;       // seconds from spawn to reap
+  bool oom_killed = false;   // failed while its cgroup's OOM-kill count went up
+  bool interrupted = false;  // stopped because the orchestrator got SIGINT/SIGTERM/SIGHUP
+  std::string log_path;      // where its stdout+stderr went
+  bool ok() const { return started && signal == 0 && exit_code == 0 && !timed_out && !interrupted; }
 };
 
 // "<log_dir>/<name>.J<job_id>.log".
@@ -49,7 +50,10 @@ std::string log_path_for(const std::string& log_dir, const ProcessSpec& s);
 // in log_path_for(log_dir, spec) (log_dir is created). A child first joins
 // the cgroups of spec.isolation (falling back to affinity, with a line in its
 // log, when a join fails), then execs. A process past its
-// timeout gets SIGTERM on its group, then SIGKILL after kill_grace_s.
+// timeout gets SIGTERM on its group, then SIGKILL after kill_grace_s; so does
+// every child once interrupt_signal() (launch/interrupt.hpp) is set. A child
+// dies with SIGKILL when the orchestrator dies (PR_SET_PDEATHSIG), so even a
+// `kill -9` of `milarun jobs` leaves no run behind.
 // Results are in spec order. Exec failure shows as exit code 127.
 std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const std::string& log_dir,
                                     double kill_grace_s = 5.0);

@@ -145,9 +145,11 @@ std::string render_html(const ReportData& d,
          "</td></tr>\n";
   }
   h += "</table>\n<h2>Scores</h2>\n<table>\n";
-  h += fmt::format("<tr><td>failure rate</td><td>{}% ({}/{}) <span class=\"{}\">{}</span></td></tr>\n",
+  const std::string kinds = failure_kinds_text(d);
+  h += fmt::format("<tr><td>failure rate</td><td>{}% ({}/{}) <span class=\"{}\">{}</span>{}</td></tr>\n",
                    cell(d.failure_rate * 100), cell(d.total_fail, 0), cell(d.total_n, 0),
-                   d.failure_pass ? "pass" : "fail", d.failure_pass ? "PASS" : "FAIL");
+                   d.failure_pass ? "pass" : "fail", d.failure_pass ? "PASS" : "FAIL",
+                   kinds.empty() ? "" : " by kind: " + html_escape(kinds));
   h += fmt::format("<tr><td>score</td><td>{}</td></tr>\n", cell(d.score));
   if (d.score_ci.valid())
     h += fmt::format("<tr><td>score 95% CI</td><td>[{}, {}] (bootstrap over runs, weights fixed{})</td></tr>\n",

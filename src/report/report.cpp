@@ -154,8 +154,10 @@ void print_report(const ReportData& d, std::ostream& out) {
   }
   print_energy(d, out);
   out << "\n";
-  out << fmt::format("{:<20} {:>10}% ({}/{}) {}\n", "failure rate", cell(d.failure_rate * 100),
-                     cell(d.total_fail, 0), cell(d.total_n, 0), d.failure_pass ? "PASS" : "FAIL");
+  const std::string kinds = failure_kinds_text(d);
+  out << fmt::format("{:<20} {:>10}% ({}/{}) {}{}\n", "failure rate", cell(d.failure_rate * 100),
+                     cell(d.total_fail, 0), cell(d.total_n, 0), d.failure_pass ? "PASS" : "FAIL",
+                     kinds.empty() ? "" : "  by kind: " + kinds);
   out << fmt::format("{:<20} {:>10}\n", "score", cell(d.score));
   if (d.score_ci.valid())
     out << fmt::format("{:<20} [{}, {}] (bootstrap over runs, weights fixed{})\n", "score 95% CI",

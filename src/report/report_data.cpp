@@ -1,5 +1,7 @@
 #include "report/report_data.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -29,8 +31,7 @@ double weight_of(const json& weights, const std::string& name) {
 
 // Sort key that puts "2" before "10" for numeric device ids.
 bool device_less(const std::string& a, const std::string& b) {
-  if (a.size() != b.size() && std::all_of(a.begin(), a.end(), ::isdigit) &&
-      std::all_of(b.begin(), b.end(), ::isdigit))
+  if (a.size() != b.size() && std::all_of(a.begin(), a.end(), ::isdigit) && std::all_of(b.begin(), b.end(), ::isdigit))
     return a.size() < b.size();
   return a < b;
 }
@@ -57,16 +58,15 @@ ReportRow make_row(const std::string& name, const json& entry) {
 double weighted_score(const std::vector<ReportRow>& rows) {
   double sw = 0, swl = 0;
   for (const auto& r : rows) {
-    if (!(std::isfinite(r.weight) && r.weight > 0 && std::isfinite(r.perf_adj) && r.perf_adj > 0))
-      continue;
+    if (!(std::isfinite(r.weight) && r.weight > 0 && std::isfinite(r.perf_adj) && r.perf_adj > 0)) continue;
     sw += r.weight;
     swl += r.weight * std::log(r.perf_adj);
   }
   return sw > 0 ? std::exp(swl / sw) : kNaN;
 }
 
-ReportData build_report(const json& summary, const json& weights, const json& baseline,
-                        double price, bool compare_gpus, const std::string& title) {
+ReportData build_report(const json& summary, const json& weights, const json& baseline, double price, bool compare_gpus,
+                        const std::string& title) {
   if (!summary.is_object()) throw std::runtime_error("summary is not a JSON object");
   ReportData d;
   d.title = title;
@@ -87,6 +87,9 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
     }
     if (std::isfinite(r.n)) d.total_n += r.n;
     if (std::isfinite(r.fail)) d.total_fail += r.fail;
+    if (entry.contains("failure_kinds") && entry["failure_kinds"].is_object())
+      for (const auto& [k, v] : entry["failure_kinds"].items())
+        if (v.is_number()) d.failure_kinds[k] += v.get<double>();
     d.rows.push_back(r);
   }
   d.failure_rate = d.total_n > 0 ? d.total_fail / d.total_n : kNaN;
@@ -107,8 +110,7 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
   }
   if (compare_gpus) {
     for (const auto& [name, entry] : summary.items()) {
-      if (!entry.is_object() || !entry.contains("pergpu") || !entry["pergpu"].is_object() ||
-          entry["pergpu"].empty())
+      if (!entry.is_object() || !entry.contains("pergpu") || !entry["pergpu"].is_object() || entry["pergpu"].empty())
         continue;
       std::vector<std::string> devs;
       for (const auto& [dev, st] : entry["pergpu"].items()) devs.push_back(dev);
@@ -126,6 +128,12 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
     }
   }
   return d;
+}
+
+std::string failure_kinds_text(const ReportData& d) {
+  std::string out;
+  for (const auto& [k, n] : d.failure_kinds) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", k, n);
+  return out;
 }
 
 }  // namespace milabench

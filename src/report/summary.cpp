@@ -183,6 +183,7 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     std::vector<double> joules_per_example, examples_per_watt;  // runs whose power was measured
     std::vector<RunEvidence> runs;      // successful timings entries
     json inventory = json::object();    // {key: distinct values}
+    std::map<std::string, int> failure_kinds;  // failure_kind -> count
   };
   std::map<std::string, Acc> acc;
   for (const auto& p : json_files(outdir)) {
@@ -216,6 +217,10 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     if (perfs.empty()) ok = false;
     if (!ok) {
       a.failures++;
+      const json k = d.value("failure_kind", json());
+      // Older results and NaN metrics carry no kind; a success flag with bad numbers is "bad_result".
+      a.failure_kinds[k.is_string() ? k.get<std::string>()
+                                    : d.value("success", json(false)) == json(true) ? "bad_result" : "unknown"]++;
     } else {
       a.train.insert(a.train.end(), perfs.begin(), perfs.end());
       a.runs.insert(a.runs.end(), evidence.begin(), evidence.end());
@@ -248,6 +253,7 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     // Added beside the baselines' schema (evidence.hpp).
     entry["stats"] = stats_block(a.runs, entry);
     entry["inventory"] = a.inventory;
+    if (!a.failure_kinds.empty()) entry["failure_kinds"] = a.failure_kinds;
     out[name] = entry;
   }
   return out;

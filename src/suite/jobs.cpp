@@ -1,19 +1,23 @@
 #include "suite/jobs.hpp"
 
 #include <dirent.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 
-#include <fmt/format.h>
-
+#include "fetch/disk_space.hpp"
 #include "launch/devices.hpp"
+#include "launch/interrupt.hpp"
 #include "launch/isolation.hpp"
 #include "launch/topology.hpp"
 #include "results/result_file.hpp"
@@ -34,50 +38,7 @@ std::string self_exe_path() {
   return n > 0 ? std::string(buf, n) : std::string("milarun");
 }
 
-std::string seconds_string(double s) { return argument_value_string(nlohmann::ordered_json(s)); }
-
-std::string failure_text(const ProcessResult& r, const ProcessSpec& s) {
-  if (!r.started) return "could not start";
-  if (r.timed_out) return fmt::format("timeout after {} s", seconds_string(s.timeout_s));
-  if (r.oom_killed) return fmt::format("out of memory: killed by the OOM killer of its cgroup ({})", s.cgroup);
-  if (r.signal != 0) return fmt::format("killed by signal {}", r.signal);
-  return fmt::format("exit code {}", r.exit_code);
-}
-
 }  // namespace
-
-nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r) {
-  nlohmann::json doc;
-  doc["name"] = spec.name;
-  doc["job_id"] = spec.job_id;
-  doc["success"] = false;
-  doc["error"] = failure_text(r, spec);
-  doc["failure_kind"] =
-      r.timed_out ? "timeout" : r.oom_killed ? "oom" : (r.started && r.signal != 0 ? "signal" : "exit");
-  doc["device"] = spec.device.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.device);
-  doc["metrics"] = nlohmann::json::object();
-  doc["timings"] = nlohmann::json::object();
-  if (!spec.isolation.record.empty()) doc["isolation"] = nlohmann::json::parse(spec.isolation.record, nullptr, false);
-  return doc;
-}
-
-bool has_result_file(const std::string& outdir, const std::string& name, const std::string& job_id,
-                     double since_epoch_s) {
-  std::string prefix = name + ".J" + job_id + ".";
-  DIR* d = opendir(outdir.c_str());
-  if (!d) return false;
-  bool found = false;
-  while (dirent* e = readdir(d)) {
-    std::string f = e->d_name;
-    if (f.rfind(prefix, 0) != 0 || f.size() < 5 || f.compare(f.size() - 5, 5, ".json") != 0) continue;
-    struct stat st{};
-    if (::stat((outdir + "/" + f).c_str(), &st) != 0) continue;
-    double mtime = st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9;
-    if (mtime + 1.0 >= since_epoch_s) { found = true; break; }
-  }
-  closedir(d);
-  return found;
-}
 
 namespace {
 
@@ -98,23 +59,114 @@ void print_results(const std::string& dir, std::ostream& out) {
   }
 }
 
+// Warns, before anything runs, about each test whose --dataset is absent.
+void warn_missing_datasets(const Profile& profile, const JobsOptions& o, std::ostream& err) {
+  std::map<std::string, std::vector<std::string>> users;  // dataset -> tests
+  for (const auto& t : profile.tests) {
+    if (!o.names.empty() && std::find(o.names.begin(), o.names.end(), t.name) == o.names.end()) continue;
+    auto it = t.arguments.find("--dataset");
+    if (it != t.arguments.end() && it->is_string()) users[it->get<std::string>()].push_back(t.name);
+  }
+  if (users.empty()) return;
+  std::vector<std::string> names;
+  for (const auto& [name, tests] : users) names.push_back(name);
+  std::istringstream lines(o.check_datasets(names, o.dataroot));
+  for (std::string line; std::getline(lines, line);) {
+    auto tab = line.find('\t');
+    if (tab == std::string::npos || !users.count(line.substr(0, tab))) continue;
+    for (const auto& t : users[line.substr(0, tab)])
+      err << fmt::format("warning: test {}: {}\n", t, line.substr(tab + 1));
+  }
+}
+
+// Drops from the plan every run with a result in outdir; an interrupted
+// run's file is removed so that its new result does not duplicate it.
+void skip_finished_runs(JobPlan& plan, const std::string& outdir, std::ostream& err) {
+  auto done = existing_results(outdir);
+  int skipped = 0, again = 0;
+  for (auto& wave : plan.waves) {
+    std::vector<ProcessSpec> keep;
+    for (auto& spec : wave) {
+      auto it = done.find({spec.name, spec.job_id});
+      bool rerun =
+          it != done.end() && (it->second.failure_kind == "interrupted" || it->second.failure_kind == "not_started");
+      if (it == done.end() || rerun) {
+        if (rerun) {
+          ::unlink(it->second.path.c_str());
+          ++again;
+        }
+        keep.push_back(std::move(spec));
+      } else {
+        ++skipped;
+      }
+    }
+    wave = std::move(keep);
+  }
+  err << fmt::format("resume: {} run(s) already have a result and are skipped; {} interrupted run(s) run again\n",
+                     skipped, again);
+}
+
+bool enough_space(const std::string& dir, double min_free_mb, std::ostream& err) {
+  try {
+    double free_mb = fetch::system_disk_space().available_bytes(dir) / (1024.0 * 1024.0);
+    if (free_mb >= min_free_mb) return true;
+    err << fmt::format("error: {} has {:.1f} MiB free, less than the {:.0f} MiB a run needs for its result and log\n",
+                       dir, free_mb, min_free_mb);
+    return false;
+  } catch (const std::exception& e) {
+    err << "warning: " << e.what() << "\n";
+    return true;
+  }
+}
+
+bool has_unsaved(const std::string& outdir) {
+  DIR* d = opendir(unsaved_dir(outdir).c_str());
+  if (!d) return false;
+  bool any = false;
+  while (dirent* e = readdir(d)) any = any || e->d_name[0] != '.';
+  closedir(d);
+  return any;
+}
+
 }  // namespace
 
 int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   auto t0 = std::chrono::steady_clock::now();
   JobsOptions opt = o_in;
   const JobsOptions& o = opt;
-  if (o.profile.empty()) { err << "error: no profile given\n"; return 2; }
+  if (o.profile.empty()) {
+    err << "error: no profile given\n";
+    return 2;
+  }
   if (opt.json_to_stdout) {
     char tmpl[] = "/tmp/milarun-results-XXXXXX";
-    if (!::mkdtemp(tmpl)) { err << "error: cannot create a temporary results folder; pass -o OUTDIR\n"; return 2; }
+    if (!::mkdtemp(tmpl)) {
+      err << "error: cannot create a temporary results folder; pass -o OUTDIR\n";
+      return 2;
+    }
     opt.outdir = tmpl;
     err << fmt::format("milarun jobs: no -o: results kept in {}, JSON printed on stdout\n", opt.outdir);
   }
-  if (opt.outdir.empty()) { err << "error: no output directory given (-o OUTDIR or MILARUN_OUTROOT)\n"; return 2; }
-  if (opt.dataroot.empty()) { err << "error: no data root given (-d DATAROOT or MILARUN_DATAROOT)\n"; return 2; }
-  if (o.repeat < 1) { err << fmt::format("error: --repeat must be at least 1 (got {})\n", o.repeat); return 2; }
-  if (o.devices < 0) { err << fmt::format("error: --devices must be positive (got {})\n", o.devices); return 2; }
+  if (opt.outdir.empty()) {
+    err << "error: no output directory given (-o OUTDIR or MILARUN_OUTROOT)\n";
+    return 2;
+  }
+  if (opt.dataroot.empty()) {
+    err << "error: no data root given (-d DATAROOT or MILARUN_DATAROOT)\n";
+    return 2;
+  }
+  if (o.repeat < 1) {
+    err << fmt::format("error: --repeat must be at least 1 (got {})\n", o.repeat);
+    return 2;
+  }
+  if (o.devices < 0) {
+    err << fmt::format("error: --devices must be positive (got {})\n", o.devices);
+    return 2;
+  }
+  if (o.max_duration_s < 0 || std::isnan(o.max_duration_s)) {
+    err << fmt::format("error: --max-duration must be a positive number of seconds (got {})\n", o.max_duration_s);
+    return 2;
+  }
 
   Profile profile;
   try {
@@ -153,15 +205,16 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     return 2;
   }
   for (const auto& w : plan.warnings) err << w << "\n";
-  if (o.check_dataset) {
-    std::set<std::string> seen;
-    for (const auto& t : profile.tests) {
-      if (!o.names.empty() && std::find(o.names.begin(), o.names.end(), t.name) == o.names.end()) continue;
-      auto it = t.arguments.find("--dataset");
-      if (it == t.arguments.end() || !it->is_string() || !seen.insert(it->get<std::string>()).second) continue;
-      std::string msg = o.check_dataset(it->get<std::string>(), o.dataroot);
-      if (!msg.empty()) err << fmt::format("warning: test {}: {}\n", t.name, msg);
-    }
+  if (o.check_datasets) warn_missing_datasets(profile, o, err);
+  if (o.max_duration_s > 0)
+    for (auto& wave : plan.waves)
+      for (auto& spec : wave) spec.timeout_s = o.max_duration_s;
+  if (o.resume) {
+    if (int n = restore_unsaved(o.outdir, err))
+      err << fmt::format("resume: {} result(s) moved back from {}\n", n, unsaved_dir(o.outdir));
+    skip_finished_runs(plan, o.outdir, err);
+  } else if (!existing_results(o.outdir).empty()) {
+    err << fmt::format("note: {} already holds results; new ones are added (--resume skips the runs done)\n", o.outdir);
   }
   CgroupRoots roots = detect_cgroup_roots();
   std::string iso_warning = resolve_all_isolation(plan.waves, roots, usable_version(roots));
@@ -170,7 +223,14 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   std::ostream& log = o.json_to_stdout ? err : out;  // progress lines
   const std::string log_dir = o.outdir + "/logs";
   int failures = 0, total = 0;
-  for (std::size_t w = 0; w < plan.waves.size(); ++w) {
+  bool disk_full = false;
+  install_interrupt_handlers();
+  for (std::size_t w = 0; w < plan.waves.size() && interrupt_signal() == 0; ++w) {
+    if (plan.waves[w].empty()) continue;  // every run of it done already (--resume)
+    if (!enough_space(o.outdir, o.min_free_mb, err)) {
+      disk_full = true;
+      break;
+    }
     for (const auto& cmd : plan.wave_prepare[w]) {
       int rc = run_shell(cmd);
       if (rc != 0)
@@ -201,11 +261,27 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
         }
       }
     }
+    if (has_unsaved(o.outdir)) {
+      err << fmt::format("error: results could not be written to {} (disk full?); they are kept in {}\n", o.outdir,
+                         unsaved_dir(o.outdir));
+      disk_full = true;
+      break;
+    }
+  }
+  if (disk_full)
+    err << fmt::format("stopped: free space in {}, then run the same command with --resume to finish the suite\n",
+                       o.outdir);
+  if (int sig = interrupt_signal()) {
+    err << fmt::format(
+        "interrupted by signal {}: children stopped, unfinished runs recorded as interrupted; run the "
+        "same command with --resume to finish the suite\n",
+        sig);
   }
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   log << fmt::format("total: {} processes, {} failed, {:.1f}s\n", total, failures, secs);
   if (o.json_to_stdout) print_results(o.outdir, out);
-  return failures == 0 ? 0 : 1;
+  if (int sig = interrupt_signal()) return 128 + sig;
+  return failures == 0 && !disk_full ? 0 : 1;
 }
 
 }  // namespace milabench

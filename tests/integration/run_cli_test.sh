@@ -22,13 +22,20 @@ set +e
 "$MILARUN" run no_such_thing -- 2> "$work/e1"; r1=$?
 "$MILARUN" run polynome -- --no-such-flag 2> "$work/e2"; r2=$?
 "$MILARUN" run polynome -o "$work/bad/" -- --poly-degree 0 --max-count 100 2> "$work/e3"; r3=$?
-"$MILARUN" run polynome -o /nonexistent-dir/r.json -- --max-count 100 > "$work/o4" 2> "$work/e4"; r4=$?
+TMPDIR="$work/tmp" "$MILARUN" run polynome -o /nonexistent-dir/r.json -- --max-count 100 > "$work/o4" 2> "$work/e4"; r4=$?
+TMPDIR=/proc/no-such-dir "$MILARUN" run polynome -o /nonexistent-dir/r.json -- --max-count 100 > "$work/o5" 2> "$work/e5"; r5=$?
 set -e
 [ $r1 = 2 ] && grep -q "unknown experiment" "$work/e1" || fail "unknown experiment: rc $r1"
 [ $r2 = 2 ] && grep -q "no-such-flag" "$work/e2" || fail "unknown argument: rc $r2"
 [ $r3 = 1 ] || fail "a throwing workload should fail the run: rc $r3"
 f=$(ls "$work"/bad/polynome.J0.FAIL.*.json) || fail "no FAIL file for a throwing workload"
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success'] is False and 'poly-degree' in r['error'], r" "$f"
-[ $r4 = 2 ] && grep -q "/nonexistent-dir/r.json" "$work/e4" || fail "unwritable -o: rc $r4"
-python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success']" "$work/o4" || fail "result lost on unwritable -o"
+# An unwritable -o parks the result under $TMPDIR/milarun-unsaved/ (jobs --resume moves it back) ...
+[ $r4 = 0 ] && grep -q "/nonexistent-dir/r.json" "$work/e4" || fail "unwritable -o: rc $r4: $(cat "$work/e4")"
+parked=$(ls "$work"/tmp/milarun-unsaved/*/r.json) || fail "unwritable -o: result not parked: $(cat "$work/e4")"
+grep -q "$parked" "$work/e4" || fail "unwritable -o: the parked path is not named"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success']" "$parked" || fail "parked result"
+# ... and when that fails too, the JSON goes to stdout (exit 2): nothing is lost.
+[ $r5 = 2 ] && grep -q "choose a writable -o" "$work/e5" || fail "unwritable -o and TMPDIR: rc $r5"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success']" "$work/o5" || fail "result lost on unwritable -o"
 echo "run_cli_test: 1 passed, 0 failed"

@@ -1,0 +1,147 @@
+// milarun-torch: the torch half of the command line (run, rerun, dataset,
+// list, missing-datasets). The `milarun` front binary (main.cpp, no torch)
+// execs this one for those subcommands, and `milarun jobs` launches it for
+// every run, so the orchestrator never maps libtorch. Flag tables only.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/cli_args.hpp"
+#include "cli/dataset_cmd.hpp"
+#include "cli/run_cmd.hpp"
+#include "data/dataset.hpp"
+#include "workloads/workload.hpp"
+
+using namespace milabench;
+
+static std::string self_exe() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "milarun";
+}
+
+static int rerun(const std::string& file, const std::string& out, const std::vector<std::string>& overrides) {
+  std::ifstream in(file);
+  nlohmann::json r;
+  try {
+    if (!in) throw std::runtime_error("cannot open");
+    r = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    std::cerr << fmt::format("milarun rerun: {}: not a readable result file ({})\n", file, e.what());
+    return 2;
+  }
+  RunOptions o;
+  o.experiment = r.value("experiment", r.value("workload", std::string()));
+  o.dataroot = r.value("dataroot", std::string());
+  o.out = out;
+  o.experiment_name = r.value("name", std::string());
+  if (r.contains("job_id") && r["job_id"].is_string()) o.job_id = r["job_id"];
+  if (r.contains("arguments")) o.args = r["arguments"].get<std::vector<std::string>>();
+  // An override replaces the flag and its value in the recorded arguments.
+  for (size_t i = 0; i < overrides.size(); ++i) {
+    const std::string& flag = overrides[i];
+    if (flag.rfind("--", 0) != 0) continue;
+    for (size_t j = 0; j < o.args.size(); ++j) {
+      if (o.args[j] != flag) continue;
+      bool has_value = j + 1 < o.args.size() && o.args[j + 1].rfind("--", 0) != 0;
+      o.args.erase(o.args.begin() + static_cast<long>(j), o.args.begin() + static_cast<long>(j + (has_value ? 2 : 1)));
+      break;
+    }
+  }
+  o.args.insert(o.args.end(), overrides.begin(), overrides.end());
+  std::string cmd = fmt::format("milarun run {} -d {} --experiment-name {} --job-id {}{} --", o.experiment, o.dataroot,
+                                o.experiment_name, o.job_id, out.empty() ? "" : " -o " + out);
+  for (const auto& a : o.args) cmd += " " + a;
+  std::cerr << "rerun: " << cmd << "\n";
+  if (r.contains("environ"))
+    for (auto& [k, v] : r["environ"].items()) {
+      std::cerr << fmt::format("  env {}={}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
+      if (v.is_string()) setenv(k.c_str(), v.get<std::string>().c_str(), 1);
+    }
+  o.call = {self_exe(), "rerun", file};
+  return run_experiment(o);
+}
+
+int main(int argc, char** argv) {
+  auto [own, rest] = split_at_double_dash(argc, argv);
+  std::vector<std::string> call(argv, argv + argc);
+
+  CLI::App app("milarun-torch: the torch half of milarun (run it through `milarun`)", "milarun");
+  app.require_subcommand(1);
+
+  auto* run = app.add_subcommand("run", "run one experiment in this process");
+  RunOptions ro;
+  run->add_option("experiment", ro.experiment, "workload name or milarun.models.x:main")->required();
+  run->add_option("-d,--dataroot", ro.dataroot, "dataset root (default $MILARUN_DATAROOT)");
+  run->add_option("-o,--out", ro.out, "result FILE.json or DIR (default: JSON on stdout)");
+  run->add_option("--experiment-name", ro.experiment_name, "name recorded in the result");
+  run->add_option("--job-id", ro.job_id, "job id recorded in the result");
+  run->add_option("--extra", ro.extra_json, "JSON merged into the result");
+
+  auto* ds = app.add_subcommand("dataset", "make datasets under a data root (synthetic, in the real layout)");
+  DatasetCommand dc;
+  ds->add_option("names", dc.names, "dataset names, e.g. mnist or milarun.datasets:mnist");
+  ds->add_option("-d,--dataroot", dc.dataroot, "dataset root (default $MILARUN_DATAROOT)");
+  ds->add_option("--profile", dc.profile, "also every dataset the tests of this profile use");
+  ds->add_option("--scale", dc.options.scale, "fraction of the real size, in (0, 1]")->capture_default_str();
+  ds->add_option("--threads", dc.options.threads, "generator threads (0 = all CPUs)")->capture_default_str();
+  ds->add_flag("--force", dc.options.force, "regenerate even when present");
+  ds->add_flag("--download", dc.download, "download the original data (needs network) instead of generating it");
+
+  auto* rr = app.add_subcommand("rerun", "re-run the test that produced a result file");
+  std::string rerun_file, rerun_out;
+  rr->add_option("result", rerun_file, "result JSON")->required()->check(CLI::ExistingFile);
+  rr->add_option("-o,--out", rerun_out, "result FILE.json or DIR (default: stdout)");
+
+  app.add_subcommand("list", "list the workloads and datasets of this build");
+  // For `milarun jobs`: "NAME<tab>message" for each named dataset absent under the data root.
+  auto* md = app.add_subcommand("missing-datasets", "print a line for each named dataset that is absent");
+  std::vector<std::string> md_names;
+  std::string md_root;
+  md->add_option("-d,--dataroot", md_root, "dataset root")->required();
+  md->add_option("names", md_names, "dataset names or aliases");
+  md->group("");  // internal: not listed in --help
+
+  if (int rc = parse_own(app, own); rc >= 0) return rc;
+
+  try {
+    if (*run) {
+      ro.args = rest;
+      ro.call = call;
+      return run_experiment(ro);
+    }
+    if (*md) {
+      for (const auto& n : md_names) {
+        const DatasetInfo* d = find_dataset(n);
+        if (d && !d->present(md_root))
+          std::cout << fmt::format("{}\tdataset {} is missing under {}; it will fail: run {}\n", n, d->name, md_root,
+                                   dataset_command(d->name, md_root));
+      }
+      return 0;
+    }
+    if (*ds) return run_dataset_command(dc, std::cout, std::cerr);
+    if (*rr) return rerun(rerun_file, rerun_out, rest);
+    std::cout << "workloads (name, experiments, count unit, default --max-count):\n";
+    for (const auto& w : workload_registry()) {
+      std::string ex;
+      for (const auto& e : w.experiments) ex += (ex.empty() ? "" : ", ") + e;
+      std::cout << fmt::format("  {:<12} {:<45} {:<10} {}\n", w.name, ex, w.count_unit, w.default_max_count);
+    }
+    std::cout << "datasets (name, aliases, layout under DATAROOT; make with `milarun dataset NAME -d DATAROOT`):\n";
+    for (const auto& d : dataset_registry()) {
+      std::string al;
+      for (const auto& a : d.aliases) al += (al.empty() ? "" : ", ") + a;
+      std::cout << fmt::format("  {:<14} {:<32} {}\n", d.name, al, d.layout);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "milarun: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,0 +1,159 @@
+#include "suite/run_outcome.hpp"
+
+#include <dirent.h>
+#include <fmt/format.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <ostream>
+
+#include "results/result_file.hpp"
+#include "suite/profile.hpp"
+
+namespace milabench {
+
+namespace {
+
+std::string seconds_string(double s) { return argument_value_string(nlohmann::ordered_json(s)); }
+
+std::vector<std::string> json_files(const std::string& dir) {
+  std::vector<std::string> files;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string f = e->d_name;
+      if (f.size() > 5 && f[0] != '.' && f.compare(f.size() - 5, 5, ".json") == 0) files.push_back(f);
+    }
+    closedir(d);
+  }
+  return files;
+}
+
+// "<name>.J<job_id>[.FAIL].<stamp>.json" -> (name, job_id); false when not that shape.
+bool split_result_name(const std::string& file, std::string& name, std::string& job_id) {
+  auto j = file.rfind(".J");
+  while (j != std::string::npos) {
+    std::string rest = file.substr(j + 2);  // job_id[.FAIL].stamp.json
+    auto stamp = rest.rfind('.', rest.size() - 6);
+    if (stamp != std::string::npos) {
+      std::string id = rest.substr(0, stamp);
+      if (id.size() > 5 && id.compare(id.size() - 5, 5, ".FAIL") == 0) id.resize(id.size() - 5);
+      if (!id.empty() && id.find_first_not_of("0123456789.") == std::string::npos) {
+        name = file.substr(0, j);
+        job_id = id;
+        return true;
+      }
+    }
+    if (j == 0) break;
+    j = file.rfind(".J", j - 1);
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string failure_kind(const ProcessResult& r) {
+  if (r.interrupted) return r.started ? "interrupted" : "not_started";
+  if (!r.started) return "not_started";
+  if (r.timed_out) return "timeout";
+  if (r.oom_killed) return "oom";
+  if (r.signal != 0) return "signal";
+  if (r.exit_code == 2) return "bad_input";  // milarun run: unknown experiment or argument, nothing ran
+  return "exit";
+}
+
+std::string failure_text(const ProcessResult& r, const ProcessSpec& s) {
+  if (r.interrupted && !r.started) return "not started: the suite was interrupted";
+  if (r.interrupted) return "interrupted: the suite got a stop signal and stopped this run";
+  if (!r.started) return "could not start";
+  if (r.timed_out) return fmt::format("timeout after {} s", seconds_string(s.timeout_s));
+  if (r.oom_killed) return fmt::format("out of memory: killed by the OOM killer of its cgroup ({})", s.cgroup);
+  if (r.signal != 0) return fmt::format("killed by signal {}", r.signal);
+  if (r.exit_code == 2) return "exit code 2: bad input (see the run's log)";
+  return fmt::format("exit code {}", r.exit_code);
+}
+
+nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r) {
+  nlohmann::json doc;
+  doc["name"] = spec.name;
+  doc["job_id"] = spec.job_id;
+  doc["success"] = false;
+  doc["error"] = failure_text(r, spec);
+  doc["failure_kind"] = failure_kind(r);
+  doc["device"] = spec.device.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.device);
+  doc["metrics"] = nlohmann::json::object();
+  doc["timings"] = nlohmann::json::object();
+  doc["wall_time"] = r.wall_s;
+  if (!r.log_path.empty()) doc["log"] = r.log_path;
+  if (!spec.isolation.record.empty()) doc["isolation"] = nlohmann::json::parse(spec.isolation.record, nullptr, false);
+  return doc;
+}
+
+bool has_result_file(const std::string& outdir, const std::string& name, const std::string& job_id,
+                     double since_epoch_s) {
+  for (const auto& f : json_files(outdir)) {
+    std::string n, id;
+    if (!split_result_name(f, n, id) || n != name || id != job_id) continue;
+    struct stat st {};
+    if (::stat((outdir + "/" + f).c_str(), &st) != 0) continue;
+    if (st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9 + 1.0 >= since_epoch_s) return true;
+  }
+  return false;
+}
+
+std::map<std::pair<std::string, std::string>, ExistingResult> existing_results(const std::string& outdir) {
+  std::map<std::pair<std::string, std::string>, ExistingResult> out;
+  for (const auto& f : json_files(outdir)) {
+    std::string name, id;
+    if (!split_result_name(f, name, id)) continue;
+    std::ifstream in(outdir + "/" + f);
+    auto doc = nlohmann::json::parse(in, nullptr, false);
+    if (!doc.is_object()) continue;
+    ExistingResult e;
+    e.path = outdir + "/" + f;
+    e.success = doc.value("success", false) == true;
+    if (!e.success && doc.contains("failure_kind") && doc["failure_kind"].is_string())
+      e.failure_kind = doc["failure_kind"];
+    auto [it, inserted] = out.emplace(std::make_pair(name, id), e);
+    if (!inserted && e.success && !it->second.success) it->second = e;
+  }
+  return out;
+}
+
+std::string unsaved_dir(const std::string& outdir) {
+  std::string abs = outdir;
+  if (abs.empty() || abs[0] != '/') {
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd)) abs = std::string(cwd) + "/" + abs;
+  }
+  while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a: stable across builds
+  for (unsigned char c : abs) h = (h ^ c) * 1099511628211ull;
+  const char* tmp = std::getenv("TMPDIR");
+  return fmt::format("{}/milarun-unsaved/{:016x}", tmp && *tmp ? tmp : "/tmp", h);
+}
+
+int restore_unsaved(const std::string& outdir, std::ostream& err) {
+  const std::string dir = unsaved_dir(outdir);
+  int moved = 0;
+  for (const auto& f : json_files(dir)) {
+    const std::string from = dir + "/" + f, to = outdir + "/" + f;
+    try {
+      if (::rename(from.c_str(), to.c_str()) != 0) {  // another filesystem: copy, then remove
+        std::ifstream in(from, std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        write_text_atomic(to, bytes);
+        ::unlink(from.c_str());
+      }
+      ++moved;
+    } catch (const std::exception& e) {
+      err << fmt::format("warning: result {} stays in {}: {}\n", f, dir, e.what());
+    }
+  }
+  return moved;
+}
+
+}  // namespace milabench

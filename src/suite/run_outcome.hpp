@@ -1,0 +1,52 @@
+// What became of each run of a suite: failure kinds, the failure result the
+// orchestrator writes for a run that left none, and the result files already
+// in an output folder (for --resume).
+#pragma once
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+
+#include "launch/process.hpp"
+
+namespace milabench {
+
+// Kinds a failed result's "failure_kind" takes (docs/result-format.md). From
+// the orchestrator: exit, signal, timeout, oom, interrupted, bad_input,
+// not_started. From the run itself: exception, oom, nonfinite_loss, bad_input.
+std::string failure_kind(const ProcessResult& r);
+
+// One line for the log and the result's "error".
+std::string failure_text(const ProcessResult& r, const ProcessSpec& s);
+
+// The failure result document for a process that left no result file.
+// `device` "" gives null.
+nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r);
+
+// Whether outdir holds a result file "<name>.J<job_id>.*.json" modified at
+// or after `since_epoch_s` (seconds since the epoch).
+bool has_result_file(const std::string& outdir, const std::string& name, const std::string& job_id,
+                     double since_epoch_s);
+
+// A result file found in an output folder.
+struct ExistingResult {
+  std::string path;
+  bool success = false;
+  std::string failure_kind;  // "" when success or unknown
+};
+
+// Result files of `outdir` keyed by (name, job_id) as their file names spell
+// them. Unreadable files count as absent (that run is done again). When a
+// run has several files, a success wins over a failure.
+std::map<std::pair<std::string, std::string>, ExistingResult> existing_results(const std::string& outdir);
+
+// Where `milarun run` puts a result it could not write into `outdir` (disk
+// full, read-only): ${TMPDIR:-/tmp}/milarun-unsaved/<hash of outdir's path>.
+// `milarun jobs --resume` moves them back.
+std::string unsaved_dir(const std::string& outdir);
+
+// Moves every *.json of unsaved_dir(outdir) into outdir. Returns how many
+// moved; a file that cannot move stays where it is (message on err).
+int restore_unsaved(const std::string& outdir, std::ostream& err);
+
+}  // namespace milabench

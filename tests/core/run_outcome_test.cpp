@@ -1,0 +1,147 @@
+// Failure kinds, result discovery for --resume, parked results, and
+// interrupting a wave.
+#include "suite/run_outcome.hpp"
+
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+
+#include <chrono>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "launch/interrupt.hpp"
+#include "launch/process.hpp"
+#include "scratch_dir.hpp"
+#include "suite/jobs.hpp"
+
+using namespace milabench;
+
+namespace {
+
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+
+ProcessResult exited(int code) {
+  ProcessResult r;
+  r.started = true;
+  r.exit_code = code;
+  return r;
+}
+
+}  // namespace
+
+TEST(RunOutcome, EachWayOfFailingHasItsKind) {
+  EXPECT_EQ(failure_kind(exited(1)), "exit");
+  EXPECT_EQ(failure_kind(exited(2)), "bad_input");
+  ProcessResult sig = exited(0);
+  sig.signal = SIGSEGV;
+  EXPECT_EQ(failure_kind(sig), "signal");
+  ProcessResult t = sig;
+  t.timed_out = true;
+  EXPECT_EQ(failure_kind(t), "timeout");
+  ProcessResult oom = exited(0);
+  oom.signal = SIGKILL;
+  oom.oom_killed = true;
+  EXPECT_EQ(failure_kind(oom), "oom");
+  ProcessResult intr = sig;
+  intr.interrupted = true;
+  EXPECT_EQ(failure_kind(intr), "interrupted");
+  ProcessResult never;
+  never.interrupted = true;
+  EXPECT_EQ(failure_kind(never), "not_started");
+  EXPECT_FALSE(intr.ok());
+}
+
+TEST(RunOutcome, ExistingResultsAreKeyedByNameAndJobIdAndASuccessWins) {
+  std::string d = test::scratch_dir("outcome");
+  write_file(d + "/cpu.toy_reg.J0.1.20260101-000000-000001.json", R"({"success": true})");
+  write_file(d + "/cpu.toy_reg.J0.1.FAIL.20260101-000000-000000.json", R"({"success": false})");
+  write_file(d + "/cpu.vae.J1.0.FAIL.20260101-000000-000000.json",
+             R"({"success": false, "failure_kind": "interrupted"})");
+  write_file(d + "/cpu.cart.J0.0.20260101-000000-000000.json", "{trunc");  // unreadable: run again
+  write_file(d + "/summary.json", "{}");
+  auto found = existing_results(d);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_TRUE(found.at({"cpu.toy_reg", "0.1"}).success);
+  EXPECT_EQ(found.at({"cpu.vae", "1.0"}).failure_kind, "interrupted");
+}
+
+TEST(RunOutcome, ParkedResultsGoBackToTheirFolder) {
+  std::string d = test::scratch_dir("outcome");
+  setenv("TMPDIR", d.c_str(), 1);
+  std::string out = d + "/out";
+  ASSERT_TRUE(make_dirs(out));
+  EXPECT_EQ(unsaved_dir(out), unsaved_dir(out + "/"));
+  EXPECT_NE(unsaved_dir(out), unsaved_dir(d + "/other"));
+  EXPECT_EQ(unsaved_dir(out).rfind(d + "/milarun-unsaved/", 0), 0u);
+  ASSERT_TRUE(make_dirs(unsaved_dir(out)));
+  write_file(unsaved_dir(out) + "/t.a.J0.0.20260101-000000-000000.json", R"({"success": true})");
+  std::ostringstream err;
+  EXPECT_EQ(restore_unsaved(out, err), 1);
+  EXPECT_EQ(existing_results(out).size(), 1u);
+  EXPECT_EQ(restore_unsaved(out, err), 0);
+  unsetenv("TMPDIR");
+}
+
+TEST(RunOutcome, AnInterruptStopsEveryChildOfTheWave) {
+  std::string d = test::scratch_dir("outcome");
+  install_interrupt_handlers();
+  std::vector<ProcessSpec> specs(2);
+  for (int i = 0; i < 2; ++i) {
+    specs[i].argv = {"sleep", "30"};
+    specs[i].name = "t.sleep";
+    specs[i].job_id = "0." + std::to_string(i);
+  }
+  std::thread signaller([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    ::kill(::getpid(), SIGINT);
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  auto res = run_wave(specs, d + "/logs", 1.0);
+  signaller.join();
+  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(interrupt_signal(), SIGINT);
+  reset_interrupt();
+  EXPECT_LT(secs, 10.0);
+  for (const auto& r : res) {
+    EXPECT_TRUE(r.interrupted);
+    EXPECT_EQ(r.signal, SIGTERM);
+    EXPECT_EQ(failure_kind(r), "interrupted");
+  }
+}
+
+TEST(Jobs, ResumeSkipsRunsWithAResultAndRerunsInterruptedOnes) {
+  std::string dir = test::scratch_dir("resume");
+  std::string prof = dir + "/mini.json";
+  write_file(prof, R"({"a": {"experiment": "x"}, "b": {"experiment": "x"}})");
+  // A fake milarun-torch: writes a success result named like the real one and counts its calls.
+  std::string fake = dir + "/fake.sh";
+  write_file(fake,
+             "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; "
+             "esac; shift; done\necho x >> \"$o/../calls\"\n"
+             "echo '{\"success\": true}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
+  chmod(fake.c_str(), 0755);
+  JobsOptions o;
+  o.profile = prof;
+  o.dataroot = dir;
+  o.outdir = dir + "/out";
+  o.devices = 1;
+  o.self_exe = fake;
+  o.resume = true;
+  ASSERT_TRUE(make_dirs(o.outdir));
+  write_file(o.outdir + "/mini.a.J0.0.20260101-000000-000000.json", R"({"success": true})");
+  write_file(o.outdir + "/mini.b.J0.0.FAIL.20260101-000000-000000.json",
+             R"({"success": false, "failure_kind": "interrupted"})");
+  std::ostringstream out, err;
+  EXPECT_EQ(run_jobs(o, out, err), 0) << out.str() << err.str();
+  EXPECT_NE(err.str().find("1 run(s) already have a result"), std::string::npos) << err.str();
+  auto found = existing_results(o.outdir);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_TRUE(found.at({"mini.b", "0.0"}).success);  // the interrupted file was replaced
+  struct stat st {};
+  EXPECT_NE(::stat((o.outdir + "/mini.b.J0.0.FAIL.20260101-000000-000000.json").c_str(), &st), 0);
+  std::ifstream calls(dir + "/calls");
+  std::string all((std::istreambuf_iterator<char>(calls)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(all, "x\n");  // only b ran
+}

@@ -81,15 +81,16 @@ void ImageLoader::work() {
         slot.batch = b;
       }
       const ImageSample& sample = sample_at(k);
-      const std::string path = sample.path;
-      const int64_t label = sample.label;
+      const ImageSample mine = sample;  // read below without the lock
+      const std::string& path = mine.path;
+      const int64_t label = mine.label;
       float* out = slot.images.data_ptr<float>() + j * sample_numel_;
       lock.unlock();
 
       std::mt19937_64 rng(mix(options_.seed ^ mix(uint64_t(k))));
       std::string error;
       bool ok = read_file_bytes(path, &bytes, &error) &&
-                transform_->apply(codec, bytes.data(), bytes.size(), rng, out, &error);
+                transform_->apply_sample(codec, mine, bytes.data(), bytes.size(), rng, out, &error);
 
       lock.lock();
       slot.labels.data_ptr<int64_t>()[j] = label;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "data/image_folder.hpp"
 #include "data/jpeg.hpp"
 
 namespace milabench {
@@ -24,6 +25,14 @@ class ImageTransform {
   // skips and counts it). `rng` is this sample's own generator.
   virtual bool apply(JpegCodec& codec, const uint8_t* jpeg, size_t size, std::mt19937_64& rng, float* out,
                      std::string* error) const = 0;
+  // What the loader calls: apply() for `sample` (whose file `jpeg` holds).
+  // Transforms that need the sample's own metadata (a detection dataset's
+  // boxes, looked up by sample.label) override this one.
+  virtual bool apply_sample(JpegCodec& codec, const ImageSample& sample, const uint8_t* jpeg, size_t size,
+                            std::mt19937_64& rng, float* out, std::string* error) const {
+    (void)sample;
+    return apply(codec, jpeg, size, rng, out, error);
+  }
 };
 
 struct CropBox {

@@ -5,6 +5,7 @@
 #include "data/movielens.hpp"
 #include "data/wikitext2.hpp"
 #include "data/fake_imagenet.hpp"
+#include "data/coco.hpp"
 #include "data/mnist.hpp"
 
 namespace milabench {
@@ -25,6 +26,8 @@ const std::vector<DatasetInfo>& dataset_registry() {
       {"ml20m", {"milarun.datasets:ml20m"}, "ml-20m/ratings.csv (+ ratings.bin cache)", ml20m_present, generate_ml20m},
       {"fake_imagenet", {"milarun.datasets:fake_imagenet"}, "ImageNet/{train,val,test}/<class>/<i>.jpeg (512x512)",
        fake_imagenet_present, generate_fake_imagenet},
+      {"coco", {"milarun.datasets:coco"}, "coco/{train2017,val2017}/*.jpg + annotations/instances_{train,val}2017.json",
+       coco_present, generate_coco},
   };
   return table;
 }

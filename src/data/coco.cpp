@@ -1,4 +1,5 @@
 #include "data/coco.hpp"
+#include "data/data_error.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -56,8 +57,8 @@ CocoSet read_coco(const std::string& dataroot, const std::string& split) {
 }
 
 CocoSet read_coco_file(const std::string& file, const std::string& image_dir, const std::string& make_command) {
-  auto fail = [&](const std::string& what) -> std::runtime_error {
-    return std::runtime_error("COCO annotation file " + file + ": " + what + "; run: " + make_command);
+  auto fail = [&](const std::string& what) -> DataError {
+    return DataError("COCO annotation file " + file + ": " + what + "; run: " + make_command);
   };
   std::ifstream in(file, std::ios::binary);
   if (!in) throw fail("missing or unreadable");

@@ -1,0 +1,22 @@
+// The error the torch-free dataset parsers (idx_format, movielens_csv,
+// text_tokens) throw on malformed input: one line, "SOURCE: PROBLEM", where
+// SOURCE names the input (a path, or "path:line"). The readers that own the
+// files catch it to add the command that remakes the data.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace milabench {
+
+class DataFormatError : public std::runtime_error {
+ public:
+  DataFormatError(const std::string& source, const std::string& problem)
+      : std::runtime_error(source + ": " + problem), problem_(problem) {}
+  // The message without the source, for readers that name the file themselves.
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string problem_;
+};
+
+}  // namespace milabench

@@ -41,12 +41,17 @@ static int rerun(const std::string& file, const std::string& out, const std::vec
     return 2;
   }
   RunOptions o;
-  o.experiment = r.value("experiment", r.value("workload", std::string()));
-  o.dataroot = r.value("dataroot", std::string());
+  try {  // a key of the wrong type is bad input, named like a malformed file
+    o.experiment = r.value("experiment", r.value("workload", std::string()));
+    o.dataroot = r.value("dataroot", std::string());
+    o.experiment_name = r.value("name", std::string());
+    if (r.contains("job_id") && r["job_id"].is_string()) o.job_id = r["job_id"];
+    if (r.contains("arguments")) o.args = r["arguments"].get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << fmt::format("milarun rerun: {}: not a result file of this milarun ({})\n", file, e.what());
+    return 2;
+  }
   o.out = out;
-  o.experiment_name = r.value("name", std::string());
-  if (r.contains("job_id") && r["job_id"].is_string()) o.job_id = r["job_id"];
-  if (r.contains("arguments")) o.args = r["arguments"].get<std::vector<std::string>>();
   // An override replaces the flag and its value in the recorded arguments.
   for (size_t i = 0; i < overrides.size(); ++i) {
     const std::string& flag = overrides[i];
@@ -136,7 +141,7 @@ int main(int argc, char** argv) {
   rep->add_option("--weights", rp.weights, "weights JSON (e.g. weights/standard.json)");
   rep->add_option("--compare", rp.compare, "baseline summary JSON");
   rep->add_option("--html", rp.html, "write an HTML report here");
-  rep->add_option("--price", rp.price, "machine price in dollars")->check(CLI::PositiveNumber);
+  rep->add_option("--price", rp.price, "machine price in dollars");  // run_report checks the range
   rep->add_flag("--compare-gpus", rp.compare_gpus, "per-device comparison matrices");
   rep->add_option("--title", rp.title, "report title");
   rep->add_option("--csv", rp.csv, "write the main table as CSV here");
@@ -146,11 +151,25 @@ int main(int argc, char** argv) {
   CgroupsCmdOptions cg;
   auto* cgroups = add_cgroups_command(app, cg);
 
+  // A bad flag is one line on stderr and exit 2, as every other bad input
+  // (CLI11's default adds a second "Run with --help" line and its own codes).
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return fmt::format("milarun: {} (milarun --help lists the commands, milarun COMMAND --help their flags)\n",
+                       e.what());
+  });
+  // CLI11 would only say "A subcommand is required" for a misspelt command.
+  if (!own.empty() && own[0] != "-h" && own[0] != "--help" && own[0] != "--help-all") {
+    auto named = app.get_subcommands([&](CLI::App* c) { return c->check_name(own[0]); });
+    if (named.empty()) {
+      std::cerr << fmt::format("milarun: '{}' is not a command (milarun --help lists them)\n", own[0]);
+      return 2;
+    }
+  }
   std::vector<std::string> rev(own.rbegin(), own.rend());
   try {
     app.parse(rev);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : 2;
   }
 
   try {

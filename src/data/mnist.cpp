@@ -104,7 +104,7 @@ MnistSplit read_mnist(const std::string& dataroot, bool train) {
   try {
     v = parse_mnist_split(images, labels, images_path, labels_path);
   } catch (const DataFormatError& e) {  // "PATH: problem" -> add the command that remakes the data
-    throw std::runtime_error("MNIST file " + std::string(e.what()) + "; run: " + dataset_command("mnist", dataroot));
+    throw DataError("MNIST file " + std::string(e.what()) + "; run: " + dataset_command("mnist", dataroot));
   }
   MnistSplit s;
   s.images = torch::from_blob(const_cast<char*>(v.images.data()), {v.count, kSide, kSide}, torch::kUInt8).clone();

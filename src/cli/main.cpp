@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
   rep->add_option("--weights", rp.weights, "weights JSON (e.g. weights/standard.json)");
   rep->add_option("--compare", rp.compare, "baseline summary JSON");
   rep->add_option("--html", rp.html, "write an HTML report here");
-  rep->add_option("--price", rp.price, "machine price in dollars")->check(CLI::PositiveNumber);
+  rep->add_option("--price", rp.price, "machine price in dollars");  // run_report checks the range
   rep->add_flag("--compare-gpus", rp.compare_gpus, "per-device comparison matrices");
   rep->add_option("--title", rp.title, "report title");
   rep->add_option("--csv", rp.csv, "write the main table as CSV here");

@@ -97,8 +97,18 @@ int run_experiment(const RunOptions& opts) {
                              e.what(), info->name);
     return 2;
   }
-  if (mo.sample_duration <= 0 || mo.max_count < 0) {
-    std::cerr << "milarun run: --sample-duration must be > 0 and --max-count >= 0\n";
+  if (!(mo.sample_duration > 0) || !std::isfinite(mo.sample_duration)) {  // also refuses nan and inf
+    std::cerr << fmt::format("milarun run {}: --sample-duration must be a positive number of seconds, got {}\n",
+                             info->name, mo.sample_duration);
+    return 2;
+  }
+  if (mo.max_count < 0) {
+    std::cerr << fmt::format("milarun run {}: --max-count must be >= 0, got {}\n", info->name, mo.max_count);
+    return 2;
+  }
+  // --extra is merged into the result at the end: check it before the run.
+  if (!opts.extra_json.empty() && !nlohmann::json::parse(opts.extra_json, nullptr, false).is_object()) {
+    std::cerr << "milarun run: --extra must be a JSON object, e.g. --extra '{\"key\": 1}'\n";
     return 2;
   }
 

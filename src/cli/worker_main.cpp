@@ -37,12 +37,17 @@ static int rerun(const std::string& file, const std::string& out, const std::vec
     return 2;
   }
   RunOptions o;
-  o.experiment = r.value("experiment", r.value("workload", std::string()));
-  o.dataroot = r.value("dataroot", std::string());
+  try {  // a key of the wrong type is bad input, named like a malformed file
+    o.experiment = r.value("experiment", r.value("workload", std::string()));
+    o.dataroot = r.value("dataroot", std::string());
+    o.experiment_name = r.value("name", std::string());
+    if (r.contains("job_id") && r["job_id"].is_string()) o.job_id = r["job_id"];
+    if (r.contains("arguments")) o.args = r["arguments"].get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << fmt::format("milarun rerun: {}: not a result file of this milarun ({})\n", file, e.what());
+    return 2;
+  }
   o.out = out;
-  o.experiment_name = r.value("name", std::string());
-  if (r.contains("job_id") && r["job_id"].is_string()) o.job_id = r["job_id"];
-  if (r.contains("arguments")) o.args = r["arguments"].get<std::vector<std::string>>();
   // An override replaces the flag and its value in the recorded arguments.
   for (size_t i = 0; i < overrides.size(); ++i) {
     const std::string& flag = overrides[i];

@@ -44,6 +44,12 @@ bool JpegCodec::header(const uint8_t* data, size_t size, JpegHeader* out, std::s
     *error = "JPEG header has an empty image";
     return false;
   }
+  const int64_t pixels = int64_t(w) * h;
+  if (pixels > kJpegMaxPixels || pixels > kJpegMaxPixelsPerByte * int64_t(size)) {
+    *error = "JPEG header claims " + std::to_string(w) + "x" + std::to_string(h) + " pixels in " +
+             std::to_string(size) + " bytes (over the decoder's limit)";
+    return false;
+  }
   out->width = w;
   out->height = h;
   return true;

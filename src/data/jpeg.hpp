@@ -27,6 +27,13 @@ struct JpegScale {
   int apply(int dimension) const { return (dimension * num + denom - 1) / denom; }  // = TJSCALED
 };
 
+// Largest image the codec accepts, in source pixels: an absolute cap (67 M
+// pixels, 8192 x 8192) and one against the file's length (4096 pixels per
+// byte, i.e. 0.002 bits per pixel, far below any photograph's), so that a
+// forged header cannot make the decoder allocate gigabytes from a few bytes.
+constexpr int64_t kJpegMaxPixels = int64_t(1) << 26;
+constexpr int64_t kJpegMaxPixelsPerByte = 4096;
+
 class JpegCodec {
  public:
   JpegCodec();  // throws std::runtime_error when TurboJPEG cannot make a handle
@@ -34,7 +41,8 @@ class JpegCodec {
   JpegCodec(const JpegCodec&) = delete;
   JpegCodec& operator=(const JpegCodec&) = delete;
 
-  // Reads the header. Returns false (and sets *error) when `data` is not a JPEG.
+  // Reads the header. Returns false (and sets *error) when `data` is not a
+  // JPEG or its size exceeds the caps above.
   bool header(const uint8_t* data, size_t size, JpegHeader* out, std::string* error);
 
   // Decodes at `scale` (see smallest_scale_covering). Returns false (and sets

@@ -12,13 +12,14 @@
 #include <random>
 #include <stdexcept>
 
+#include "data/idx_format.hpp"
 #include "data/manifest.hpp"
 #include "results/result_file.hpp"
 
 namespace milabench {
 namespace {
 
-constexpr int kSide = 28;
+constexpr int kSide = kMnistSide;
 
 std::string split_file(const std::string& dataroot, bool train, bool images) {
   return mnist_raw_dir(dataroot) + "/" + (train ? "train" : "t10k") +
@@ -29,36 +30,17 @@ std::string split_file(const std::string& dataroot, bool train, bool images) {
   throw DataError("MNIST file " + path + ": " + what + "; run: " + dataset_command("mnist", dataroot));
 }
 
-uint32_t be32(const unsigned char* p) {
-  return (uint32_t(p[0]) << 24) | (uint32_t(p[1]) << 16) | (uint32_t(p[2]) << 8) | uint32_t(p[3]);
-}
-
 void put_be32(std::string& out, uint32_t v) {
   for (int s = 24; s >= 0; s -= 8) out.push_back(char((v >> s) & 0xff));
 }
 
-// Reads an idx file: checks magic and that the payload is exactly the product
-// of the dimensions. Returns (dims, payload).
-std::pair<std::vector<int64_t>, std::string> read_idx(const std::string& path, uint32_t magic,
-                                                      const std::string& dataroot) {
+// The whole file; throws naming it (and the command that makes it) when missing.
+std::string slurp(const std::string& path, const std::string& dataroot) {
   std::ifstream in(path, std::ios::binary);
   if (!in) bad_file(path, "missing", dataroot);
   std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t ndim = magic & 0xff;
-  if (bytes.size() < 4 + 4 * ndim) bad_file(path, "truncated header", dataroot);
-  auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  if (be32(p) != magic) bad_file(path, "wrong magic number (not an idx file of this kind)", dataroot);
-  std::vector<int64_t> dims;
-  size_t total = 1;
-  for (size_t i = 0; i < ndim; ++i) {
-    dims.push_back(be32(p + 4 + 4 * i));
-    total *= size_t(dims.back());
-  }
-  size_t header = 4 + 4 * ndim;
-  if (bytes.size() != header + total)
-    bad_file(path, "truncated or oversized (" + std::to_string(bytes.size() - header) + " data bytes, expected " +
-                       std::to_string(total) + ")", dataroot);
-  return {dims, bytes.substr(header)};
+  if (in.bad()) bad_file(path, "read error", dataroot);
+  return bytes;
 }
 
 // A class's template: up to 4 strokes, each a segment (x0,y0)-(x1,y1) in [4,24].
@@ -93,11 +75,11 @@ void draw(std::string& img, size_t off, const std::vector<Stroke>& strokes, std:
 void write_split(const std::string& dataroot, bool train, int64_t n, uint32_t seed) {
   std::mt19937 g(seed);
   std::string images, labels;
-  put_be32(images, 0x803);
+  put_be32(images, kIdxImagesMagic);
   put_be32(images, uint32_t(n));
   put_be32(images, kSide);
   put_be32(images, kSide);
-  put_be32(labels, 0x801);
+  put_be32(labels, kIdxLabelsMagic);
   put_be32(labels, uint32_t(n));
   std::vector<std::vector<Stroke>> templates;
   for (int c = 0; c < 10; ++c) templates.push_back(class_template(c));
@@ -117,17 +99,17 @@ void write_split(const std::string& dataroot, bool train, int64_t n, uint32_t se
 std::string mnist_raw_dir(const std::string& dataroot) { return dataroot + "/mnist/MNIST/raw"; }
 
 MnistSplit read_mnist(const std::string& dataroot, bool train) {
-  auto [idims, ibytes] = read_idx(split_file(dataroot, train, true), 0x803, dataroot);
-  auto [ldims, lbytes] = read_idx(split_file(dataroot, train, false), 0x801, dataroot);
-  if (idims[1] != kSide || idims[2] != kSide)
-    bad_file(split_file(dataroot, train, true), "images are not 28x28", dataroot);
-  if (idims[0] != ldims[0])
-    bad_file(split_file(dataroot, train, false), "label count differs from image count", dataroot);
-  if (std::any_of(lbytes.begin(), lbytes.end(), [](char c) { return static_cast<unsigned char>(c) > 9; }))
-    bad_file(split_file(dataroot, train, false), "label outside 0..9", dataroot);
+  const std::string images_path = split_file(dataroot, train, true), labels_path = split_file(dataroot, train, false);
+  const std::string images = slurp(images_path, dataroot), labels = slurp(labels_path, dataroot);
+  MnistSplitView v;
+  try {
+    v = parse_mnist_split(images, labels, images_path, labels_path);
+  } catch (const DataFormatError& e) {  // "PATH: problem" -> add the command that remakes the data
+    throw DataError("MNIST file " + std::string(e.what()) + "; run: " + dataset_command("mnist", dataroot));
+  }
   MnistSplit s;
-  s.images = torch::from_blob(ibytes.data(), {idims[0], kSide, kSide}, torch::kUInt8).clone();
-  s.labels = torch::from_blob(lbytes.data(), {ldims[0]}, torch::kUInt8).to(torch::kLong);
+  s.images = torch::from_blob(const_cast<char*>(v.images.data()), {v.count, kSide, kSide}, torch::kUInt8).clone();
+  s.labels = torch::from_blob(const_cast<char*>(v.labels.data()), {v.count}, torch::kUInt8).to(torch::kLong);
   return s;
 }
 

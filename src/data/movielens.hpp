@@ -13,38 +13,23 @@
 #include <nlohmann/json.hpp>
 
 #include "data/dataset.hpp"
+#include "data/movielens_csv.hpp"
 
 namespace milabench {
-
-constexpr int64_t kMl20mUsers = 138493;
-constexpr int64_t kMl20mItems = 26744;
-constexpr int64_t kMl20mRatings = 20000263;
-constexpr int kMl20mMinRatings = 20;  // per user, as the original's convert.py
-
-// Implicit-feedback interactions after conversion. Pairs are grouped by user
-// (users ascending), time-ordered within a user; user_begin[u]..user_begin[u+1]
-// indexes user u's pairs (so a user's last pair is its most recent rating).
-struct Ml20m {
-  int64_t users = 0, items = 0;
-  std::vector<int32_t> item;        // item id per pair
-  std::vector<int64_t> user_begin;  // size users + 1
-  int64_t pairs() const { return int64_t(item.size()); }
-};
 
 std::string ml20m_dir(const std::string& dataroot);
 std::string ml20m_csv(const std::string& dataroot);    // ml-20m/ratings.csv
 std::string ml20m_cache(const std::string& dataroot);  // ml-20m/ratings.bin
 
-// Parses and converts a ratings.csv (threads: 0 = all CPUs). Throws
-// std::runtime_error "PATH:LINE: ..." on the first malformed row (wrong
-// header, missing field, non-integer id, rating outside [0, 5]), and when no
+// Maps and converts a ratings.csv (convert_ratings_csv; threads: 0 = all
+// CPUs). Throws std::runtime_error naming the file when it cannot be opened,
+// DataFormatError "PATH:LINE: ..." on the first malformed row and when no
 // user keeps 20 ratings.
 Ml20m convert_ml20m_csv(const std::string& csv_path, unsigned threads = 0);
 
-// ratings.bin: little-endian header {char magic[8] = "ML20MBIN", uint32
-// version = 1, uint32 0, int64 users, int64 items, int64 pairs} then `pairs`
-// (int32 user, int32 item) records. Written atomically. The reader checks the
-// magic, the size, ids in range and users ascending; throws naming the file.
+// ratings.bin (encode_ml20m_cache's format), written atomically. The reader
+// (parse_ml20m_cache) checks the magic, the size, ids in range and users
+// ascending; throws naming the file.
 void write_ml20m_cache(const std::string& path, const Ml20m& data);
 Ml20m read_ml20m_cache(const std::string& path);
 

@@ -29,8 +29,6 @@ std::string split_path(const std::string& dataroot, int split) {
   return wiki2_dir(dataroot) + "/" + kSplits[split] + ".txt";
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
 // The generator's word list: frequent WikiText tokens first, then distinct
 // consonant-vowel pseudo-words; 33 277 entries (the vocabulary less <eos>).
 std::vector<std::string> word_list() {
@@ -124,39 +122,7 @@ unsigned thread_count(unsigned requested) {
 
 }  // namespace
 
-int32_t Dictionary::add(std::string_view word) {
-  std::string key(word);
-  auto it = index_.find(key);
-  if (it != index_.end()) return it->second;
-  int32_t id = int32_t(words_.size());
-  words_.push_back(key);
-  index_.emplace(std::move(key), id);
-  return id;
-}
-
-int32_t Dictionary::find(std::string_view word) const {
-  auto it = index_.find(std::string(word));
-  return it == index_.end() ? -1 : it->second;
-}
-
 std::string wiki2_dir(const std::string& dataroot) { return dataroot + "/wikitext-2"; }
-
-void tokenize_text(std::string_view text, Dictionary& dict, std::vector<int32_t>& out) {
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    for (size_t i = pos; i < end;) {
-      while (i < end && is_space(text[i])) ++i;
-      size_t j = i;
-      while (j < end && !is_space(text[j])) ++j;
-      if (j > i) out.push_back(dict.add(text.substr(i, j - i)));
-      i = j;
-    }
-    out.push_back(dict.add("<eos>"));
-    pos = end + 1;
-  }
-}
 
 Wiki2Corpus read_wiki2(const std::string& dataroot) {
   Wiki2Corpus c;

@@ -1,6 +1,7 @@
 // WikiText-2 in the layout of PyTorch's word_language_model example:
 // DATAROOT/wikitext-2/{train,valid,test}.txt, UTF-8 text, tokens separated by
 // whitespace, one paragraph (or heading, or blank) per line. No torch here.
+// Tokenisation (Dictionary, tokenize_text) is in data/text_tokens.hpp.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -11,24 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "data/dataset.hpp"
+#include "data/text_tokens.hpp"
 
 namespace milabench {
-
-// Word <-> id table, ids given in order of first appearance (as the example's
-// data.Dictionary).
-class Dictionary {
- public:
-  // Returns the id of `word`, adding it when new.
-  int32_t add(std::string_view word);
-  // -1 when unknown.
-  int32_t find(std::string_view word) const;
-  const std::string& word(int32_t id) const { return words_.at(size_t(id)); }
-  int64_t size() const { return int64_t(words_.size()); }
-
- private:
-  std::vector<std::string> words_;
-  std::unordered_map<std::string, int32_t> index_;
-};
 
 // The example's data.Corpus: train, valid, test tokenised in that order into
 // one dictionary; each line's whitespace-separated words followed by "<eos>".
@@ -40,10 +26,6 @@ struct Wiki2Corpus {
 constexpr int64_t kWiki2Vocabulary = 33278;  // the real set's, <eos> and <unk> included
 
 std::string wiki2_dir(const std::string& dataroot);
-
-// Appends the ids of `text`'s tokens (with "<eos>" after every line, the last
-// one included even without a final newline) to `out`, growing `dict`.
-void tokenize_text(std::string_view text, Dictionary& dict, std::vector<int32_t>& out);
 
 // Reads the three files. Throws std::runtime_error naming the file and the
 // command that makes the data when one is missing, unreadable or has no token.

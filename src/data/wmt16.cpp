@@ -33,33 +33,6 @@ std::string slurp(const std::string& path, const std::string& dataroot) {
   return text;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
-
-// Parses complete lines of `text` (each "\n"-terminated except maybe the last)
-// into BOS ids EOS.
-TokenLines parse_lines(std::string_view text, const Vocabulary& vocab) {
-  TokenLines out;
-  out.ids.reserve(text.size() / 5);
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string_view::npos) end = text.size();
-    out.ids.push_back(kBos);
-    size_t i = pos;
-    while (i < end) {
-      while (i < end && is_space(text[i])) ++i;
-      size_t j = i;
-      while (j < end && !is_space(text[j])) ++j;
-      if (j > i) out.ids.push_back(vocab.id(text.substr(i, j - i)));
-      i = j;
-    }
-    out.ids.push_back(kEos);
-    out.offsets.push_back(int64_t(out.ids.size()));
-    pos = end + 1;
-  }
-  return out;
-}
-
 // Reads `path` (its first max_lines lines when > 0) with `threads` parsers.
 TokenLines read_lines(const std::string& path, const Vocabulary& vocab, int64_t max_lines, unsigned threads,
                       const std::string& dataroot) {
@@ -88,7 +61,7 @@ TokenLines read_lines(const std::string& path, const Vocabulary& vocab, int64_t 
   std::vector<TokenLines> parts(pieces.size());
   std::vector<std::thread> pool;
   for (size_t i = 0; i < pieces.size(); ++i)
-    pool.emplace_back([&, i] { parts[i] = parse_lines(pieces[i], vocab); });
+    pool.emplace_back([&, i] { parts[i] = parse_bpe_lines(pieces[i], vocab); });
   for (auto& t : pool) t.join();
   if (parts.size() == 1) return std::move(parts[0]);
   TokenLines out;
@@ -113,29 +86,13 @@ std::string wmt16_dir(const std::string& dataroot) {
   return dir;
 }
 
-Vocabulary Vocabulary::load(const std::string& path, const std::string& dataroot) {
-  std::string text = slurp(path, dataroot);
-  Vocabulary v;
-  for (const char* s : kSpecialTokens) v.tokens_.emplace_back(s);
-  size_t pos = 0;
-  while (pos < text.size()) {
-    size_t end = text.find('\n', pos);
-    if (end == std::string::npos) end = text.size();
-    size_t b = pos, e = end;  // strip(), as the original
-    while (b < e && is_space(text[b])) ++b;
-    while (e > b && is_space(text[e - 1])) --e;
-    v.tokens_.emplace_back(text, b, e - b);
-    pos = end + 1;
+Vocabulary load_vocabulary(const std::string& path, const std::string& dataroot) {
+  const std::string text = slurp(path, dataroot);
+  try {
+    return Vocabulary::parse(text, path);
+  } catch (const DataFormatError& e) {
+    bad_file(path, e.problem(), dataroot);
   }
-  if (v.tokens_.size() == 4) bad_file(path, "empty vocabulary", dataroot);
-  v.index_.reserve(v.tokens_.size() * 2);
-  for (size_t i = 0; i < v.tokens_.size(); ++i) v.index_[v.tokens_[i]] = int32_t(i);
-  return v;
-}
-
-int32_t Vocabulary::id(std::string_view token) const {
-  auto it = index_.find(token);
-  return it == index_.end() ? kUnk : it->second;
 }
 
 ParallelCorpus read_parallel(const std::string& src_path, const std::string& tgt_path, const Vocabulary& vocab,
@@ -171,7 +128,7 @@ ParallelCorpus read_parallel(const std::string& src_path, const std::string& tgt
 Wmt16 read_wmt16_train(const std::string& dataroot, const ParallelOptions& opt) {
   std::string dir = wmt16_dir(dataroot);
   Wmt16 w;
-  w.vocab = Vocabulary::load(dir + "/" + kWmt16Vocab, dataroot);
+  w.vocab = load_vocabulary(dir + "/" + kWmt16Vocab, dataroot);
   w.train = read_parallel(dir + "/" + kWmt16TrainEn, dir + "/" + kWmt16TrainDe, w.vocab, opt, dataroot);
   return w;
 }

@@ -9,6 +9,7 @@
 // (The original's download script keeps the raw archives in DATAROOT/wmt16/data;
 // the reader also accepts the processed files there.)
 // No torch here: the reader gives flat token-id arrays, the sampler index lists.
+// Vocabulary, TokenLines and the line parser are in data/text_tokens.hpp.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -19,13 +20,9 @@
 #include <nlohmann/json.hpp>
 
 #include "data/dataset.hpp"
+#include "data/text_tokens.hpp"
 
 namespace milabench {
-
-// Special tokens as the original's seq2seq/data/config.py (ids 0..3, before
-// the vocabulary file's entries). The EOS spelling "<\s>" is the original's.
-constexpr int32_t kPad = 0, kUnk = 1, kBos = 2, kEos = 3;
-inline const char* const kSpecialTokens[] = {"<pad>", "<unk>", "<s>", "<\\s>"};
 
 constexpr const char* kWmt16Vocab = "vocab.bpe.32000";
 constexpr const char* kWmt16TrainEn = "train.tok.clean.bpe.32000.en";
@@ -41,37 +38,9 @@ constexpr int64_t kWmt16VocabLines = 32313;    // + 4 specials = 32 317 ids
 // DATAROOT/wmt16, or DATAROOT/wmt16/data when only that holds the vocabulary.
 std::string wmt16_dir(const std::string& dataroot);
 
-// Token <-> id map: the 4 specials, then one id per vocabulary line (as the
-// original's Tokenizer: a later duplicate line wins; unknown tokens map to UNK).
-class Vocabulary {
- public:
-  Vocabulary() = default;
-  Vocabulary(const Vocabulary&) = delete;  // index_ holds views into tokens_
-  Vocabulary& operator=(const Vocabulary&) = delete;
-  Vocabulary(Vocabulary&&) = default;
-  Vocabulary& operator=(Vocabulary&&) = default;
-
-  // Throws std::runtime_error naming `path` (and the command that makes the
-  // data) when it is missing or has no entries.
-  static Vocabulary load(const std::string& path, const std::string& dataroot);
-
-  int32_t size() const { return int32_t(tokens_.size()); }
-  int32_t id(std::string_view token) const;
-  const std::string& token(int32_t id) const { return tokens_.at(size_t(id)); }
-
- private:
-  std::vector<std::string> tokens_;
-  std::unordered_map<std::string_view, int32_t> index_;
-};
-
-// Sentences as ids, each BOS ... EOS, stored back to back.
-struct TokenLines {
-  std::vector<int32_t> ids;
-  std::vector<int64_t> offsets{0};  // line i is ids[offsets[i], offsets[i+1])
-  int64_t size() const { return int64_t(offsets.size()) - 1; }
-  int32_t length(int64_t i) const { return int32_t(offsets[size_t(i) + 1] - offsets[size_t(i)]); }
-  const int32_t* line(int64_t i) const { return ids.data() + offsets[size_t(i)]; }
-};
+// The vocabulary file (Vocabulary::parse). Throws std::runtime_error naming
+// `path` and the command that makes the data when it is missing or has no entries.
+Vocabulary load_vocabulary(const std::string& path, const std::string& dataroot);
 
 struct ParallelOptions {
   int32_t min_length = 0;   // keep pairs whose both sides have min..max ids,

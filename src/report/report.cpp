@@ -182,7 +182,7 @@ void print_report(const ReportData& d, std::ostream& out) {
 }
 
 int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) {
-  if (opts.price < 0 || std::isnan(opts.price)) {
+  if (opts.price < 0 || !std::isfinite(opts.price)) {
     err << "error: --price must be a positive number of dollars\n";
     return 2;
   }

@@ -60,6 +60,17 @@ TestSpec read_test(const std::string& name, const ojson& t, const std::string& p
   if (auto a = t.find("arguments"); a != t.end() && !a->is_null()) {
     if (!a->is_object())
       throw ProfileError(fmt::format("{}: test \"{}\": \"arguments\" must be an object", path, name));
+    for (auto it = a->begin(); it != a->end(); ++it) {
+      // Each entry becomes argv words: "--flag" [value]. Anything else would
+      // reach the workload as a stray word or a JSON dump and fail every run.
+      if (it.key().size() < 2 || it.key()[0] != '-')
+        throw ProfileError(fmt::format("{}: test \"{}\": argument \"{}\" is not a flag (write \"--name\": value)",
+                                       path, name, it.key()));
+      if (it->is_object() || it->is_array())
+        throw ProfileError(fmt::format(
+            "{}: test \"{}\": argument \"{}\" must be a string, number, true/false or null, not {}", path, name,
+            it.key(), it->is_object() ? "an object" : "a list"));
+    }
     s.arguments = *a;
   }
   s.prepare = string_list(t.value("prepare", ojson()), path, name, "prepare");
@@ -67,14 +78,19 @@ TestSpec read_test(const std::string& name, const ojson& t, const std::string& p
   if (auto ps = t.find("partition_scheme"); ps != t.end() && !ps->is_null()) {
     if (!ps->is_object())
       throw ProfileError(fmt::format("{}: test \"{}\": \"partition_scheme\" must be an object", path, name));
-    std::string type = ps->value("type", std::string("per-gpu"));
+    const ojson type_value = ps->value("type", ojson("per-gpu"));
+    const std::string type = type_value.is_string() ? type_value.get<std::string>() : type_value.dump();
     if (type == "per-gpu") s.partition = PartitionType::PerGpu;
     else if (type == "gpu-progression") s.partition = PartitionType::GpuProgression;
     else
       throw ProfileError(fmt::format(
           "{}: test \"{}\": unknown partition_scheme type \"{}\" (expected \"per-gpu\" or \"gpu-progression\")",
           path, name, type));
-    if (auto cg = ps->find("cgroup"); cg != ps->end() && cg->is_string()) s.cgroup = cg->get<std::string>();
+    if (auto cg = ps->find("cgroup"); cg != ps->end() && !cg->is_null()) {
+      if (!cg->is_string())
+        throw ProfileError(fmt::format("{}: test \"{}\": partition_scheme \"cgroup\" must be a string", path, name));
+      s.cgroup = cg->get<std::string>();
+    }
   }
   if (auto to = t.find("timeout"); to != t.end() && !to->is_null()) {
     if (!to->is_number() || to->get<double>() <= 0)

@@ -4,10 +4,8 @@
 #include "report/evidence.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -18,6 +16,7 @@
 #include "report/export.hpp"
 #include "report/report.hpp"
 #include "report/summary.hpp"
+#include "result_files.hpp"
 #include "results/result_file.hpp"
 
 namespace fs = std::filesystem;
@@ -26,17 +25,7 @@ using namespace milabench;
 
 namespace {
 
-std::string source_root() {
-  const char* s = std::getenv("MILABENCH_SOURCE");
-  return s ? s : ".";
-}
-
-fs::path temp_dir(const std::string& tag) {
-  fs::path p = fs::temp_directory_path() / ("evidence_test_" + tag + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
-}
+using test::source_root;
 
 // 6 s of warm-up at 40% then steady at `level` with 2% noise, 40 slices in all.
 std::vector<double> rates(Rng& rng, double level) {
@@ -47,25 +36,19 @@ std::vector<double> rates(Rng& rng, double level) {
 
 json result(const std::string& job, const std::string& dev, std::vector<double> r, const std::string& gpu,
             bool until_stable = false) {
-  return {
-      {"name", "s.t"},
-      {"job_id", job},
-      {"success", true},
-      {"device", dev},
-      {"metrics", {{"loss", 0.1}}},
-      {"timings",
-       {{"program", {{"time", 30.0}}},
-        {"train",
-         {{"rates", r}, {"sample_duration", 0.5}, {"until_stable", until_stable}, {"stopped_stable", until_stable}}}}},
-      {"inventory", {{"gpus", {gpu}}, {"driver", "535.1"}, {"libtorch_version", "1.13.1"}, {"cpu_count", 16}}},
-      {"isolation", {{"kind", "affinity"}}},
-      {"dataset", {{"name", "mnist"}, {"synthetic", true}}}};
+  json j = test::result_record("s.t", job, dev, r);
+  j["timings"]["program"]["time"] = 30.0;
+  j["timings"]["train"].update({{"sample_duration", 0.5}, {"until_stable", until_stable}, {"stopped_stable", until_stable}});
+  j["inventory"] = {{"gpus", {gpu}}, {"driver", "535.1"}, {"libtorch_version", "1.13.1"}, {"cpu_count", 16}};
+  j["isolation"] = {{"kind", "affinity"}};
+  j["dataset"] = {{"name", "mnist"}, {"synthetic", true}};
+  return j;
 }
 
 // Results of 3 repeats on 2 devices; device 1 runs at 90% of device 0.
 // The run J2.1 ends on a ramp (not steady); J0.0 used --until-stable.
 fs::path make_results(const std::string& tag, double level, const std::string& gpu, uint64_t seed) {
-  fs::path d = temp_dir(tag);
+  fs::path d = test::result_dir(tag);
   Rng rng(seed);
   for (int run = 0; run < 3; ++run)
     for (int dev = 0; dev < 2; ++dev) {
@@ -73,7 +56,7 @@ fs::path make_results(const std::string& tag, double level, const std::string& g
       if (run == 2 && dev == 1)
         for (size_t i = 20; i < r.size(); ++i) r[i] *= 1 + 0.01 * (i - 20);
       const std::string job = std::to_string(run) + "." + std::to_string(dev);
-      std::ofstream(d / ("s.t.J" + job + ".json")) << result(job, std::to_string(dev), r, gpu, job == "0.0").dump();
+      test::write_json(d / ("s.t.J" + job + ".json"), result(job, std::to_string(dev), r, gpu, job == "0.0"));
     }
   return d;
 }
@@ -167,7 +150,7 @@ TEST(ReportEvidence, InventoryDifferencesAreListedAndWarned) {
   std::vector<std::string> w;
   const json sb = summarize_directory(b.string(), w);
   fs::path base = b / "base.json";
-  std::ofstream(base) << sb.dump();
+  test::write_json(base, sb);
   ReportOptions o;
   o.input = a.string();
   o.compare = base.string();
@@ -218,7 +201,7 @@ TEST(Export, CsvAndMarkdownOfTheMainTable) {
 }
 
 TEST(Export, RunReportWritesFilesAndFailsCleanlyOnBadPath) {
-  fs::path d = temp_dir("export");
+  fs::path d = test::result_dir("export");
   ReportOptions o;
   o.input = source_root() + "/baselines/standard/v100.json";
   o.weights = source_root() + "/weights/standard.json";

@@ -1,11 +1,9 @@
 // Tests of src/report: perf, summary counting rules, scores, compare, HTML.
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -13,6 +11,7 @@
 #include "report/html.hpp"
 #include "report/report.hpp"
 #include "report/summary.hpp"
+#include "result_files.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -20,34 +19,15 @@ using namespace milabench;
 
 namespace {
 
-std::string source_root() {
-  const char* s = std::getenv("MILABENCH_SOURCE");
-  return s ? s : ".";
-}
+using test::result_dir;
+using test::source_root;
+using test::write_text;
 
-// Fresh empty directory under the temp dir.
-fs::path temp_dir(const std::string& tag) {
-  fs::path p = fs::temp_directory_path() / ("report_test_" + tag + "_" + std::to_string(::getpid()));
-  fs::remove_all(p);
-  fs::create_directories(p);
-  return p;
+json result(const std::string& name, const json& job_id, const json& device, std::vector<double> rates,
+            bool success = true) {
+  return test::result_record(name, job_id, device, rates, success);
 }
-
-json result(const std::string& name, const json& job_id, const json& device,
-            std::vector<double> rates, bool success = true) {
-  return {{"name", name},
-          {"job_id", job_id},
-          {"success", success},
-          {"error", nullptr},
-          {"subjob", false},
-          {"device", device},
-          {"metrics", {{"loss", 0.5}}},
-          {"timings", {{"program", {{"time", 10.0}}}, {"train", {{"rates", rates}}}}},
-          {"memory", {{"rss_peak_mb", 100.0}}}};
-}
-
-void write_text(const fs::path& p, const std::string& text) { std::ofstream(p) << text; }
-void write(const fs::path& p, const json& j) { write_text(p, j.dump()); }
+void write(const fs::path& p, const json& j) { test::write_json(p, j); }
 
 std::vector<double> ramp(int n, double base = 0) {
   std::vector<double> v;
@@ -76,7 +56,7 @@ TEST(Stats, PopulationStd) {
 }
 
 TEST(Summary, CountsFailuresAndSkips) {
-  fs::path d = temp_dir("fail");
+  fs::path d = result_dir("fail");
   write(d / "t.a.J0.0.json", result("s.t", "0.0", "0", ramp(30)));
   write(d / "t.b.J0.1.FAIL.json", result("s.t", "0.1", "1", ramp(30), false));
   json nan_metric = result("s.t", "0.2", "2", ramp(30));
@@ -110,7 +90,7 @@ TEST(Summary, CountsFailuresAndSkips) {
 }
 
 TEST(Summary, PergpuGroupingAndMemory) {
-  fs::path d = temp_dir("pergpu");
+  fs::path d = result_dir("pergpu");
   for (int run = 0; run < 2; ++run)
     for (int dev = 0; dev < 2; ++dev) {
       json r = result("s.v", std::to_string(run) + "." + std::to_string(dev), std::to_string(dev),
@@ -215,7 +195,7 @@ TEST(Report, RunReportExitCodes) {
   o.input = "/nonexistent/dir";
   EXPECT_EQ(run_report(o, out, err), 2);
   EXPECT_NE(err.str().find("/nonexistent/dir"), std::string::npos);
-  fs::path d = temp_dir("codes");
+  fs::path d = result_dir("codes");
   write_text(d / "bad.json", "[1,2");
   o.input = (d / "bad.json").string();
   EXPECT_EQ(run_report(o, out, err), 2);
@@ -233,7 +213,7 @@ TEST(Report, RunReportExitCodes) {
 }
 
 TEST(Report, SummaryThenReportFromDirectoryWithHtml) {
-  fs::path d = temp_dir("html");
+  fs::path d = result_dir("html");
   const std::string evil = "s.<script>alert(1)</script>\"'&";
   for (int i = 0; i < 3; ++i)
     write(d / ("r" + std::to_string(i) + ".json"), result(evil, "0." + std::to_string(i), std::to_string(i), ramp(2000)));

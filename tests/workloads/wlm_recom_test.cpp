@@ -193,6 +193,28 @@ TEST(Ml20m, BinaryCacheRoundTripsAndRejectsDamage) {
   EXPECT_NE(e.find(path + ": truncated"), std::string::npos) << e;
 }
 
+// Header fields that would size an allocation beyond the file (pairs * 8
+// wrapping 64 bits to the real length; 2^31 - 1 users for one record) are
+// refused before anything is allocated, naming the file.
+TEST(Ml20m, CacheHeaderCannotSizeAnAllocationBeyondTheFile) {
+  TempDir dir("mlhuge");
+  const std::string path = dir.str() + "/ratings.bin";
+  auto cache = [](int64_t users, int64_t items, int64_t pairs, int records) {
+    std::string b = "ML20MBIN";
+    const uint32_t version = 1, zero = 0;
+    b.append(reinterpret_cast<const char*>(&version), 4).append(reinterpret_cast<const char*>(&zero), 4);
+    for (int64_t v : {users, items, pairs}) b.append(reinterpret_cast<const char*>(&v), 8);
+    return b + std::string(size_t(records) * 8, '\0');
+  };
+  for (const std::string& bytes : {cache(1, 1, (int64_t(1) << 61) + 1, 1), cache(INT32_MAX, 1, 1, 1)}) {
+    write_file(path, bytes);
+    const std::string e = error_of([&] { read_ml20m_cache(path); });
+    EXPECT_NE(e.find(path + ": truncated or inconsistent header"), std::string::npos) << e;
+  }
+  write_file(path, cache(1, 1, 1, 1));
+  EXPECT_EQ(read_ml20m_cache(path).pairs(), 1);
+}
+
 TEST(Ml20m, GeneratedSetConvertsAndTheCacheFollowsTheCsv) {
   TempDir dir("mlgen");
   DatasetOptions o;

@@ -5,6 +5,7 @@
 #include "data/movielens.hpp"
 #include "data/wikitext2.hpp"
 #include "data/fake_imagenet.hpp"
+#include "data/bsds500.hpp"
 #include "data/mnist.hpp"
 
 namespace milabench {
@@ -25,6 +26,9 @@ const std::vector<DatasetInfo>& dataset_registry() {
       {"ml20m", {"milarun.datasets:ml20m"}, "ml-20m/ratings.csv (+ ratings.bin cache)", ml20m_present, generate_ml20m},
       {"fake_imagenet", {"milarun.datasets:fake_imagenet"}, "ImageNet/{train,val,test}/<class>/<i>.jpeg (512x512)",
        fake_imagenet_present, generate_fake_imagenet},
+      {kBsds500Name, {"milarun.datasets:bsds500_reso", "bsds500_reso"},
+       "bsds500/BSR/BSDS500/data/images/{train,val,test}/<id>.jpg (481x321, 321x481)", bsds500_present,
+       generate_bsds500},
   };
   return table;
 }
@@ -33,8 +37,11 @@ const DatasetInfo* find_dataset(const std::string& name_or_alias) {
   std::string key = name_or_alias;
   for (const char* prefix : {"milabench.datasets:", "milarun.datasets:"})
     if (key.rfind(prefix, 0) == 0) key = key.substr(std::string(prefix).size());
-  for (const auto& d : dataset_registry())
+  for (const auto& d : dataset_registry()) {
     if (d.name == key) return &d;
+    for (const auto& a : d.aliases)  // e.g. "milarun.datasets:bsds500_reso" for bsds500
+      if (a == key || a == name_or_alias) return &d;
+  }
   return nullptr;
 }
 

@@ -8,9 +8,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -18,7 +15,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "data/dataset.hpp"
 #include "measure/rate_meter.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
@@ -81,26 +77,6 @@ inline RunOutcome run_workload(const std::string& name, std::vector<std::string>
 inline void expect_finite_loss(const RunOutcome& r) {
   ASSERT_TRUE(r.extra.contains("metrics") && r.extra["metrics"].contains("loss")) << r.extra.dump();
   EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>()));
-}
-
-// A data root holding registered dataset `name` generated at `scale` (two
-// threads), made once per test binary and removed at exit.
-inline std::string generated_dataroot(const std::string& name, double scale) {
-  static std::mutex mu;
-  static std::map<std::pair<std::string, double>, std::unique_ptr<TempDir>> roots;
-  std::lock_guard<std::mutex> lock(mu);
-  auto& root = roots[{name, scale}];
-  if (!root) {
-    const DatasetInfo* info = find_dataset(name);
-    if (!info) throw std::runtime_error("unknown dataset " + name);
-    auto dir = std::make_unique<TempDir>("data_" + info->name);
-    DatasetOptions o;
-    o.scale = scale;
-    o.threads = 2;
-    info->generate(dir->str(), o);
-    root = std::move(dir);
-  }
-  return root->str();
 }
 
 }  // namespace milabench::test

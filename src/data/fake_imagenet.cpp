@@ -4,18 +4,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
-#include <exception>
 #include <filesystem>
-#include <fstream>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "data/jpeg.hpp"
 #include "data/manifest.hpp"
+#include "data/parallel_jobs.hpp"
 
 namespace fs = std::filesystem;
 
@@ -44,13 +41,6 @@ void fill_noise(std::vector<uint8_t>& pixels, uint64_t seed) {
     std::memcpy(pixels.data() + i, &r, 8);
   }
   for (; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(splitmix(state));
-}
-
-void write_file(const fs::path& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw std::runtime_error("fake_imagenet: cannot write " + path.string());
 }
 
 }  // namespace
@@ -105,36 +95,22 @@ void generate_fake_imagenet(const std::string& dataroot, const DatasetOptions& o
     }
   }
 
-  std::atomic<int64_t> next{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr first_error;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    try {
-      JpegCodec codec;
-      std::vector<uint8_t> pixels(size_t(kFakeImagenetSide) * kFakeImagenetSide * 3);
-      for (int64_t job = next++; job < total && !failed; job = next++) {
-        size_t k = splits.size() - 1;
-        while (job < offsets[k]) --k;
-        const int64_t i = job - offsets[k];
-        fill_noise(pixels, splits[k].seed * 0x100000000ull + uint64_t(i));
-        std::string jpeg = codec.encode(pixels.data(), kFakeImagenetSide, kFakeImagenetSide, kFakeImagenetQuality);
-        write_file(tmp_dir / splits[k].name / std::to_string(i % kFakeImagenetClasses) / (std::to_string(i) + ".jpeg"),
-                   jpeg);
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!first_error) first_error = std::current_exception();
-      failed = true;
-    }
-  };
-  const unsigned threads = options.threads ? options.threads : usable_cpus();
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::max(1u, threads); ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  if (first_error) {
+  try {
+    run_parallel_jobs(total, options.threads, [&](int64_t job) {
+      thread_local JpegCodec codec;
+      thread_local std::vector<uint8_t> pixels(size_t(kFakeImagenetSide) * kFakeImagenetSide * 3);
+      size_t k = splits.size() - 1;
+      while (job < offsets[k]) --k;
+      const int64_t i = job - offsets[k];
+      fill_noise(pixels, splits[k].seed * 0x100000000ull + uint64_t(i));
+      std::string jpeg = codec.encode(pixels.data(), kFakeImagenetSide, kFakeImagenetSide, kFakeImagenetQuality);
+      write_file_or_throw(
+          (tmp_dir / splits[k].name / std::to_string(i % kFakeImagenetClasses) / (std::to_string(i) + ".jpeg")).string(),
+          jpeg, "fake_imagenet");
+    });
+  } catch (...) {
     fs::remove_all(tmp_dir, ec);
-    std::rethrow_exception(first_error);
+    throw;
   }
 
   fs::remove_all(final_dir, ec);

@@ -9,15 +9,11 @@
 namespace fs = std::filesystem;
 
 namespace milabench {
-namespace {
-
-bool is_jpeg_name(const fs::path& p) {
-  std::string ext = p.extension().string();
+bool is_jpeg_filename(const std::string& name) {
+  std::string ext = fs::path(name).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
   return ext == ".jpg" || ext == ".jpeg";
 }
-
-}  // namespace
 
 ImageFolder scan_image_folder(const std::string& root, const std::string& make_command) {
   ImageFolder folder;
@@ -33,7 +29,7 @@ ImageFolder scan_image_folder(const std::string& root, const std::string& make_c
   for (size_t label = 0; label < classes.size(); ++label) {
     std::vector<std::string> files;
     for (fs::directory_iterator it(fs::path(root) / classes[label], ec), end; !ec && it != end; it.increment(ec))
-      if (it->is_regular_file(ec) && is_jpeg_name(it->path())) files.push_back(it->path().string());
+      if (it->is_regular_file(ec) && is_jpeg_filename(it->path().string())) files.push_back(it->path().string());
     if (ec) throw std::runtime_error("image folder " + root + "/" + classes[label] + ": " + ec.message());
     std::sort(files.begin(), files.end());
     for (auto& f : files) folder.samples.push_back({std::move(f), static_cast<int64_t>(label)});

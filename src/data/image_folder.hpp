@@ -21,6 +21,9 @@ struct ImageFolder {
   std::vector<ImageSample> samples;
 };
 
+// True for a file name ending in .jpg or .jpeg (any case).
+bool is_jpeg_filename(const std::string& name);
+
 // Throws std::runtime_error with one line naming `root` and `make_command`
 // (the command that creates the data) when the folder is missing or holds no
 // JPEG in any class folder.

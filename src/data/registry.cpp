@@ -6,6 +6,7 @@
 #include "data/wikitext2.hpp"
 #include "data/fake_imagenet.hpp"
 #include "data/coco.hpp"
+#include "data/bsds500.hpp"
 #include "data/mnist.hpp"
 
 namespace milabench {
@@ -28,6 +29,9 @@ const std::vector<DatasetInfo>& dataset_registry() {
        fake_imagenet_present, generate_fake_imagenet},
       {"coco", {"milarun.datasets:coco"}, "coco/{train2017,val2017}/*.jpg + annotations/instances_{train,val}2017.json",
        coco_present, generate_coco},
+      {kBsds500Name, {"milarun.datasets:bsds500_reso", "bsds500_reso"},
+       "bsds500/BSR/BSDS500/data/images/{train,val,test}/<id>.jpg (481x321, 321x481)", bsds500_present,
+       generate_bsds500},
   };
   return table;
 }
@@ -36,8 +40,11 @@ const DatasetInfo* find_dataset(const std::string& name_or_alias) {
   std::string key = name_or_alias;
   for (const char* prefix : {"milabench.datasets:", "milarun.datasets:"})
     if (key.rfind(prefix, 0) == 0) key = key.substr(std::string(prefix).size());
-  for (const auto& d : dataset_registry())
+  for (const auto& d : dataset_registry()) {
     if (d.name == key) return &d;
+    for (const auto& a : d.aliases)  // e.g. "milarun.datasets:bsds500_reso" for bsds500
+      if (a == key || a == name_or_alias) return &d;
+  }
   return nullptr;
 }
 

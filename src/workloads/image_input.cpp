@@ -6,14 +6,30 @@
 
 namespace milabench {
 
-void add_image_input_options(CLI::App& app, ImageInputOptions& o) {
-  app.add_option("--dataset", o.dataset, "image dataset (milarun.datasets:fake_imagenet)")->capture_default_str();
+void add_image_input_options(CLI::App& app, ImageInputOptions& o, bool image_size_flag) {
+  app.add_option("--dataset", o.dataset, "image dataset (NAME or milarun.datasets:NAME)")->capture_default_str();
   app.add_option("--batch-size", o.batch_size, "images per batch")->capture_default_str();
   app.add_option("--workers", o.workers, "loader threads; also torch's thread count")->capture_default_str();
-  app.add_option("--image-size", o.image_size, "side of the random resized crop")->capture_default_str();
+  if (image_size_flag)
+    app.add_option("--image-size", o.image_size, "side of the images fed to the model")->capture_default_str();
 }
 
-ImageInput::ImageInput(Session& session, const ImageInputOptions& o) : session_(session) {
+namespace {
+
+std::shared_ptr<const ImageTransform> random_resized_crop(int size) {
+  RandomResizedCropFlip::Options t;
+  t.size = size;
+  return std::make_shared<RandomResizedCropFlip>(t);
+}
+
+}  // namespace
+
+ImageInput::ImageInput(Session& session, const ImageInputOptions& o)
+    : ImageInput(session, o, o.image_size >= 8 ? random_resized_crop(o.image_size) : nullptr, true) {}
+
+ImageInput::ImageInput(Session& session, const ImageInputOptions& o, std::shared_ptr<const ImageTransform> transform,
+                       bool shuffle)
+    : session_(session) {
   if (o.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1, got " + std::to_string(o.batch_size));
   if (o.workers < 1) throw std::invalid_argument("--workers must be >= 1, got " + std::to_string(o.workers));
   if (o.image_size < 8) throw std::invalid_argument("--image-size must be >= 8, got " + std::to_string(o.image_size));
@@ -30,10 +46,9 @@ ImageInput::ImageInput(Session& session, const ImageInputOptions& o) : session_(
   lo.batch_size = o.batch_size;
   lo.workers = o.workers;
   lo.pin_memory = session.device().is_cuda();
+  lo.shuffle = shuffle;
   lo.seed = uint64_t(torch::randint(0, int64_t(1) << 62, {1}, torch::kInt64).item<int64_t>());
-  RandomResizedCropFlip::Options t;
-  t.size = o.image_size;
-  loader_ = std::make_unique<ImageLoader>(std::move(folder.samples), std::make_shared<RandomResizedCropFlip>(t), lo);
+  loader_ = std::make_unique<ImageLoader>(std::move(folder.samples), std::move(transform), lo);
 }
 
 std::pair<torch::Tensor, torch::Tensor> ImageInput::next() {

@@ -1,5 +1,6 @@
 // The image input of the vision workloads: flags (--dataset, --batch-size,
-// --workers, --image-size), an ImageLoader over the dataset's train split,
+// --workers, --image-size), an ImageLoader over the dataset's train split
+// (with the workload's transform; RandomResizedCrop + flip by default),
 // and batches moved to the session's device (pinned host memory and
 // non_blocking copies on CUDA). Records the dataset's provenance and keeps the
 // "images_skipped" metric current (corrupt or truncated JPEGs).
@@ -15,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/image_loader.hpp"
+#include "data/image_transform.hpp"
 
 namespace milabench {
 
@@ -27,15 +29,20 @@ struct ImageInputOptions {
   int image_size = 224;   // RandomResizedCrop output side (ours: small values make CPU tests fast)
 };
 
-// Registers the four flags on `app`, with `options`' values as defaults.
-void add_image_input_options(CLI::App& app, ImageInputOptions& options);
+// Registers the four flags on `app`, with `options`' values as defaults
+// (--image-size only when `image_size_flag`: reso's original has none).
+void add_image_input_options(CLI::App& app, ImageInputOptions& options, bool image_size_flag = true);
 
 class ImageInput {
  public:
   // Opens the train split (throws with the command that makes it when
   // missing), sets torch's thread count to --workers, starts the loader.
   ImageInput(Session& session, const ImageInputOptions& options);
-  // (images [B,3,S,S] float, labels [B] int64) on the session's device.
+  // The same with the workload's own transform; `shuffle` as its original's
+  // DataLoader (fast_style's does not shuffle).
+  ImageInput(Session& session, const ImageInputOptions& options, std::shared_ptr<const ImageTransform> transform,
+             bool shuffle);
+  // (images [B, sample shape...] float, labels [B] int64) on the session's device.
   std::pair<torch::Tensor, torch::Tensor> next();
   int64_t classes() const { return classes_; }
   int64_t skipped() const { return loader_->skipped(); }

@@ -17,6 +17,9 @@ std::unique_ptr<Workload> make_recom();
 std::unique_ptr<Workload> make_loader();
 std::unique_ptr<Workload> make_convnet();
 std::unique_ptr<Workload> make_ssd();
+std::unique_ptr<Workload> make_dcgan();
+std::unique_ptr<Workload> make_reso();
+std::unique_ptr<Workload> make_fast_style();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
@@ -34,6 +37,9 @@ const std::vector<WorkloadInfo>& workload_registry() {
       {"loader", {"milarun.models.loader:main"}, "images", 25000, make_loader},
       {"convnet", {"milarun.models.convnet:conv_simple"}, "images", 5000, make_convnet},
       {"ssd", {"milarun.models.ssd:main"}, "images", 2500, make_ssd},
+      {"dcgan", {"milarun.models.dcgan:main"}, "images", 20000, make_dcgan},
+      {"reso", {"milarun.models.subpixel:main"}, "images", 20000, make_reso},
+      {"fast_style", {"milarun.models.neural_style:main"}, "images", 20000, make_fast_style},
   };
   return table;
 }

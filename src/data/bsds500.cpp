@@ -1,5 +1,7 @@
 #include "data/bsds500.hpp"
 
+#include "data/data_error.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -137,12 +139,12 @@ ImageFolder scan_bsds500(const std::string& dataroot, const std::string& split) 
   folder.root = dir;
   folder.classes = {split};
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw std::runtime_error("bsds500 folder " + dir + " is missing; run: " + make);
+  if (!fs::is_directory(dir, ec)) throw DataError("bsds500 folder " + dir + " is missing; run: " + make);
   std::vector<std::string> files;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec))
     if (is_jpeg_file(*it)) files.push_back(it->path().string());
   if (ec) throw std::runtime_error("bsds500 folder " + dir + ": " + ec.message());
-  if (files.empty()) throw std::runtime_error("bsds500 folder " + dir + " holds no .jpg; run: " + make);
+  if (files.empty()) throw DataError("bsds500 folder " + dir + " holds no .jpg; run: " + make);
   std::sort(files.begin(), files.end());
   for (auto& f : files) folder.samples.push_back({std::move(f), 0});
   return folder;

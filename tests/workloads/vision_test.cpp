@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "test_support.hpp"
 #include "data/dataset.hpp"
@@ -225,6 +226,66 @@ TEST(JpegCodec, DecodesAGoodImageAfterATruncatedOne) {
   ASSERT_TRUE(codec.decode(reinterpret_cast<const uint8_t*>(good.data()), good.size(), {1, 1}, &img, &err)) << err;
   EXPECT_EQ(img.width, 64);
   EXPECT_EQ(img.height, 48);
+}
+
+// Pixels of a region decode against the whole-image decode at the same scale.
+int max_region_difference(const RgbImage& full, const RgbImage& part) {
+  int worst = 0;
+  for (int y = 0; y < part.height; ++y)
+    for (int x = 0; x < part.width * 3; ++x) {
+      const int a = full.pixels[(size_t(part.top + y) * full.width) * 3 + size_t(part.left) * 3 + x];
+      worst = std::max(worst, std::abs(a - int(part.pixels[size_t(y) * part.width * 3 + x])));
+    }
+  return worst;
+}
+
+TEST(JpegCodec, RegionDecodeHasTheFullDecodesPixelsAndCoversTheBox) {
+  std::mt19937 rng(3);
+  std::vector<uint8_t> rgb(size_t(300) * 200 * 3);
+  for (auto& v : rgb) v = uint8_t(rng() % 256);  // noise: every block carries data
+  JpegCodec codec;
+  const std::string jpeg = codec.encode(rgb.data(), 300, 200, 90);
+  auto* data = reinterpret_cast<const uint8_t*>(jpeg.data());
+  std::string err;
+  for (JpegScale s : {JpegScale{1, 1}, JpegScale{1, 2}, JpegScale{3, 8}}) {
+    RgbImage full, part;
+    ASSERT_TRUE(codec.decode(data, jpeg.size(), s, &full, &err)) << err;
+    for (PixelRect r : {PixelRect{0, 0, 300, 200}, PixelRect{37, 51, 101, 77}, PixelRect{250, 150, 50, 50}}) {
+      ASSERT_TRUE(codec.decode_region(data, jpeg.size(), s, r, &part, &err)) << err;
+      EXPECT_EQ(part.scaled_width(), full.width);
+      EXPECT_EQ(part.scaled_height(), full.height);
+      // The decoded part contains the scaled box.
+      EXPECT_LE(part.left, r.x * full.width / 300);
+      EXPECT_LE(part.top, r.y * full.height / 200);
+      EXPECT_GE(part.left + part.width, (r.x + r.w) * full.width / 300);
+      EXPECT_GE(part.top + part.height, (r.y + r.h) * full.height / 200);
+      EXPECT_EQ(max_region_difference(full, part), 0) << s.num << "/" << s.denom << " at " << r.x << "," << r.y;
+    }
+  }
+}
+
+TEST(JpegCodec, RegionDecodeRejectsTruncatedAndCorruptStreamsAndRecovers) {
+  const std::string good = encode_gradient(64, 48);
+  auto* data = reinterpret_cast<const uint8_t*>(good.data());
+  JpegCodec codec;
+  RgbImage img;
+  std::string err;
+  // Cut after most of the data: the top-left region's rows are intact, the
+  // missing end-of-image marker still marks the file as truncated.
+  const std::string cut = good.substr(0, good.size() - 10);
+  EXPECT_FALSE(codec.decode_region(reinterpret_cast<const uint8_t*>(cut.data()), cut.size(), {1, 1}, {0, 0, 8, 8},
+                                   &img, &err));
+  EXPECT_NE(err.find("truncated"), std::string::npos) << err;
+  err.clear();
+  const std::string half = good.substr(0, good.size() / 2);  // rows themselves missing
+  EXPECT_FALSE(codec.decode_region(reinterpret_cast<const uint8_t*>(half.data()), half.size(), {1, 1},
+                                   {0, 0, 64, 48}, &img, &err));
+  EXPECT_FALSE(err.empty());
+  const std::string garbage = "this is not a jpeg";
+  EXPECT_FALSE(codec.decode_region(reinterpret_cast<const uint8_t*>(garbage.data()), garbage.size(), {1, 1},
+                                   {0, 0, 8, 8}, &img, &err));
+  ASSERT_TRUE(codec.decode_region(data, good.size(), {1, 1}, {10, 10, 20, 20}, &img, &err)) << err;
+  EXPECT_GE(img.width, 20);
 }
 
 // ---- loader ----------------------------------------------------------------

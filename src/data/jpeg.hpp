@@ -59,7 +59,7 @@ class JpegCodec {
   // the image): the rows above it are skipped without colour conversion, the
   // columns outside it (to iMCU boundaries) are not inverse-transformed, the
   // rows below it are not read at all. Same pixels as decode() where they
-  // overlap. Errors as decode(); a stream missing its end-of-image marker counts
+  // overlap inside the region. Errors as decode(); a stream missing its end-of-image marker counts
   // as truncated even when the rows the region needs are intact.
   bool decode_region(const uint8_t* data, size_t size, JpegScale scale, PixelRect region, RgbImage* out,
                      std::string* error);

@@ -2,11 +2,14 @@
 // 2.1 does not expose: jpeg_crop_scanline, jpeg_skip_scanlines and stopping
 // after the last row needed. Errors longjmp out of libjpeg into
 // decode_region, which resets the decompressor and reports the message.
+// clang-format off
+#include <cstddef>  // jpeglib.h needs size_t and FILE declared first
+#include <cstdio>
 #include <jpeglib.h>
+// clang-format on
 
 #include <algorithm>
 #include <csetjmp>
-#include <cstdio>  // jpeglib.h needs FILE
 #include <cstring>
 
 #include "data/jpeg.hpp"
@@ -80,8 +83,11 @@ bool JpegCodec::decode_region(const uint8_t* data, size_t size, JpegScale scale,
   const int x = std::clamp(region.x, 0, src_w - 1), y = std::clamp(region.y, 0, src_h - 1);
   const int x_end = std::clamp(region.x + region.w, x + 1, src_w),
             y_end = std::clamp(region.y + region.h, y + 1, src_h);
-  const int sx0 = int(int64_t(x) * full_w / src_w), sy0 = int(int64_t(y) * full_h / src_h);
-  const int sx1 = std::min(full_w, int((int64_t(x_end) * full_w + src_w - 1) / src_w));
+  // One extra column each side: at a crop edge libjpeg replicates the edge
+  // chroma sample where the whole-image decode interpolates with the neighbour,
+  // so only the columns strictly inside the requested range match decode().
+  const int sx0 = std::max(0, int(int64_t(x) * full_w / src_w) - 1), sy0 = int(int64_t(y) * full_h / src_h);
+  const int sx1 = std::min(full_w, int((int64_t(x_end) * full_w + src_w - 1) / src_w) + 1);
   const int sy1 = std::min(full_h, int((int64_t(y_end) * full_h + src_h - 1) / src_h));
   JDIMENSION left = JDIMENSION(sx0), width = JDIMENSION(std::max(1, sx1 - sx0));
   jpeg_crop_scanline(&cinfo, &left, &width);  // widened to iMCU boundaries

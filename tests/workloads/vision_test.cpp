@@ -228,14 +228,17 @@ TEST(JpegCodec, DecodesAGoodImageAfterATruncatedOne) {
   EXPECT_EQ(img.height, 48);
 }
 
-// Pixels of a region decode against the whole-image decode at the same scale.
-int max_region_difference(const RgbImage& full, const RgbImage& part) {
+// Pixels of a region decode against the whole-image decode at the same scale,
+// over the scaled pixels [x0, x1) x [y0, y1) of the whole image.
+int max_region_difference(const RgbImage& full, const RgbImage& part, int x0, int y0, int x1, int y1) {
   int worst = 0;
-  for (int y = 0; y < part.height; ++y)
-    for (int x = 0; x < part.width * 3; ++x) {
-      const int a = full.pixels[(size_t(part.top + y) * full.width) * 3 + size_t(part.left) * 3 + x];
-      worst = std::max(worst, std::abs(a - int(part.pixels[size_t(y) * part.width * 3 + x])));
-    }
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const int a = full.pixels[(size_t(y) * full.width + x) * 3 + c];
+        const int b = part.pixels[(size_t(y - part.top) * part.width + (x - part.left)) * 3 + c];
+        worst = std::max(worst, std::abs(a - b));
+      }
   return worst;
 }
 
@@ -255,11 +258,14 @@ TEST(JpegCodec, RegionDecodeHasTheFullDecodesPixelsAndCoversTheBox) {
       EXPECT_EQ(part.scaled_width(), full.width);
       EXPECT_EQ(part.scaled_height(), full.height);
       // The decoded part contains the scaled box.
-      EXPECT_LE(part.left, r.x * full.width / 300);
-      EXPECT_LE(part.top, r.y * full.height / 200);
-      EXPECT_GE(part.left + part.width, (r.x + r.w) * full.width / 300);
-      EXPECT_GE(part.top + part.height, (r.y + r.h) * full.height / 200);
-      EXPECT_EQ(max_region_difference(full, part), 0) << s.num << "/" << s.denom << " at " << r.x << "," << r.y;
+      const int x0 = r.x * full.width / 300, y0 = r.y * full.height / 200;
+      const int x1 = (r.x + r.w) * full.width / 300, y1 = (r.y + r.h) * full.height / 200;
+      ASSERT_LE(part.left, x0);
+      ASSERT_LE(part.top, y0);
+      ASSERT_GE(part.left + part.width, x1);
+      ASSERT_GE(part.top + part.height, y1);
+      EXPECT_EQ(max_region_difference(full, part, x0, y0, x1, y1), 0)
+          << s.num << "/" << s.denom << " at " << r.x << "," << r.y;
     }
   }
 }

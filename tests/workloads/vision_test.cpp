@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 
 #include "test_support.hpp"
 #include "data/dataset.hpp"
@@ -337,6 +338,24 @@ TEST(ImageLoader, SameSeedSameBatchWhateverTheWorkerCount) {
     EXPECT_TRUE(torch::equal(a.labels, b.labels));
     EXPECT_TRUE(torch::equal(a.images, b.images));
   }
+}
+
+TEST(ImageLoader, RecyclesDroppedBatchesAndNeverOverwritesAKeptOne) {
+  ImageFolder f = open_image_dataset("fake_imagenet", tiny_imagenet_root(), "train");
+  RandomResizedCropFlip::Options t;
+  t.size = 16;
+  ImageLoaderOptions o;
+  o.batch_size = 4;
+  o.workers = 2;
+  o.prefetch_batches = 2;
+  ImageLoader loader(f.samples, std::make_shared<RandomResizedCropFlip>(t), o);
+  ImageBatch kept = loader.next();
+  const torch::Tensor kept_copy = kept.images.clone();
+  std::set<void*> buffers;
+  for (int i = 0; i < 12; ++i) buffers.insert(loader.next().images.data_ptr());  // each dropped at once
+  EXPECT_LE(buffers.size(), size_t(o.prefetch_batches + 2));  // reused, not 12 fresh allocations
+  EXPECT_EQ(buffers.count(kept.images.data_ptr()), 0u);       // the kept batch is never refilled
+  EXPECT_TRUE(torch::equal(kept.images, kept_copy));
 }
 
 TEST(ImageLoader, SkipsAndCountsTruncatedAndCorruptJpegs) {

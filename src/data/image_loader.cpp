@@ -4,6 +4,8 @@
 #include <numeric>
 #include <random>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 namespace milabench {
 namespace {
@@ -60,6 +62,18 @@ const ImageSample& ImageLoader::sample_at(int64_t k) {
   return samples_[size_t((*it->second)[size_t(k % n)])];
 }
 
+std::pair<torch::Tensor, torch::Tensor> ImageLoader::take_buffers() {
+  auto unshared = [](const torch::Tensor& t) { return t.use_count() == 1 && t.storage().use_count() == 1; };
+  for (auto& [images, labels] : pool_)
+    if (unshared(images) && unshared(labels)) return {images, labels};
+  auto opts = torch::TensorOptions().pinned_memory(options_.pin_memory);
+  std::pair<torch::Tensor, torch::Tensor> fresh{torch::empty(shape_, opts.dtype(torch::kFloat32)),
+                                                torch::empty({options_.batch_size}, opts.dtype(torch::kInt64))};
+  // Slots in flight + the batch the consumer holds + the one it just dropped.
+  if (pool_.size() < size_t(options_.prefetch_batches) + 2) pool_.push_back(fresh);
+  return fresh;
+}
+
 void ImageLoader::work() {
   try {
     JpegCodec codec;
@@ -73,9 +87,7 @@ void ImageLoader::work() {
       if (stop_) return;
       Slot& slot = slots_[size_t(b % P)];
       if (slot.batch != b) {  // first worker on this batch sets the slot up
-        auto opts = torch::TensorOptions().dtype(torch::kFloat32).pinned_memory(options_.pin_memory);
-        slot.images = torch::empty(shape_, opts);
-        slot.labels = torch::empty({B}, torch::TensorOptions().dtype(torch::kInt64).pinned_memory(options_.pin_memory));
+        std::tie(slot.images, slot.labels) = take_buffers();
         slot.ok.assign(size_t(B), 0);
         slot.done = 0;
         slot.batch = b;

@@ -9,6 +9,10 @@
 //    exactly batch_size samples (a batch may span two epochs).
 //  - At most `prefetch_batches` batches exist ahead of the consumer, each
 //    filled by all workers together; memory is bounded by that.
+//  - Batch memory is recycled: once the consumer has dropped every reference
+//    to a batch it has taken (and to views of it), its buffers are refilled
+//    for a later batch instead of allocating (and page-faulting) anew. A
+//    consumer that keeps batches simply makes the loader allocate fresh ones.
 //  - A file that cannot be read or decoded (corrupt, truncated) is skipped:
 //    its batch comes out smaller, skipped() counts it, last_skip() says why.
 //    When a whole dataset's worth of samples in a row fails, next() throws.
@@ -69,6 +73,9 @@ class ImageLoader {
     int64_t done = 0;
   };
   void work();
+  // Buffers for a new batch: a pooled pair nobody else references, or fresh
+  // ones (kept in the pool while it is small). Call with mu_ held.
+  std::pair<torch::Tensor, torch::Tensor> take_buffers();
   const ImageSample& sample_at(int64_t k);  // call with mu_ held
 
   const std::vector<ImageSample> samples_;
@@ -80,6 +87,7 @@ class ImageLoader {
   mutable std::mutex mu_;
   std::condition_variable workers_cv_, consumer_cv_;
   std::vector<Slot> slots_;
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> pool_;  // (images, labels) for recycling
   std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> perms_;  // epoch -> order
   int64_t next_sample_ = 0;  // next global sample index to hand to a worker
   int64_t consumed_ = 0;     // next batch the consumer takes

@@ -37,9 +37,11 @@ CropBox random_resized_crop_box(int width, int height, double scale_lo, double s
 }
 
 void resize_region(const RgbImage& decoded, int src_w, int src_h, CropBox box, int out_w, int out_h, uint8_t* out) {
-  const double fx = double(decoded.width) / src_w, fy = double(decoded.height) / src_h;
-  int x0 = int(std::lround(box.x * fx)), y0 = int(std::lround(box.y * fy));
-  int x1 = int(std::lround((box.x + box.w) * fx)), y1 = int(std::lround((box.y + box.h) * fy));
+  // Box in the whole scaled image, then in the decoded part of it.
+  const double fx = double(decoded.scaled_width()) / src_w, fy = double(decoded.scaled_height()) / src_h;
+  int x0 = int(std::lround(box.x * fx)) - decoded.left, y0 = int(std::lround(box.y * fy)) - decoded.top;
+  int x1 = int(std::lround((box.x + box.w) * fx)) - decoded.left;
+  int y1 = int(std::lround((box.y + box.h) * fy)) - decoded.top;
   x0 = std::clamp(x0, 0, decoded.width - 1);
   y0 = std::clamp(y0, 0, decoded.height - 1);
   x1 = std::clamp(x1, x0 + 1, decoded.width);
@@ -87,7 +89,7 @@ bool RandomResizedCropFlip::apply(JpegCodec& codec, const uint8_t* jpeg, size_t 
                                               options_.ratio_lo, options_.ratio_hi, rng);
   const bool mirror = options_.flip && std::uniform_real_distribution<double>(0, 1)(rng) < 0.5;
   const JpegScale scale = smallest_scale_covering(box.w, box.h, options_.size, options_.size);
-  if (!codec.decode(jpeg, size, scale, &decoded, error)) return false;
+  if (!codec.decode_region(jpeg, size, scale, {box.x, box.y, box.w, box.h}, &decoded, error)) return false;
   resized.resize(size_t(options_.size) * options_.size * 3);
   resize_region(decoded, hdr.width, hdr.height, box, options_.size, options_.size, resized.data());
   to_normalized_chw(resized.data(), options_.size, options_.size, mirror, options_.mean, options_.std, out);

@@ -46,8 +46,9 @@ CropBox random_resized_crop_box(int width, int height, double scale_lo, double s
                                 double ratio_hi, std::mt19937_64& rng);
 
 // Resizes region `box` of a `src_w` x `src_h` source image to out_w x out_h
-// RGB bytes at `out`. `decoded` is that source decoded at any DCT scale (the
-// box is mapped to its pixels). Area averaging when shrinking, bilinear when
+// RGB bytes at `out`. `decoded` is that source, or a region of it covering
+// the box (JpegCodec::decode_region), decoded at any DCT scale (the box is
+// mapped to its pixels). Area averaging when shrinking, bilinear when
 // enlarging (OpenCV imgproc).
 void resize_region(const RgbImage& decoded, int src_w, int src_h, CropBox box, int out_w, int out_h, uint8_t* out);
 

@@ -20,6 +20,7 @@ JpegCodec::JpegCodec() {
 }
 
 JpegCodec::~JpegCodec() {
+  release_region();
   if (handle_decompress_) tjDestroy(handle_decompress_);
   if (handle_compress_) tjDestroy(handle_compress_);
 }

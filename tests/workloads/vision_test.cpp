@@ -9,6 +9,8 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
+#include <set>
 
 #include "test_support.hpp"
 #include "data/dataset.hpp"
@@ -227,6 +229,72 @@ TEST(JpegCodec, DecodesAGoodImageAfterATruncatedOne) {
   EXPECT_EQ(img.height, 48);
 }
 
+// Pixels of a region decode against the whole-image decode at the same scale,
+// over the scaled pixels [x0, x1) x [y0, y1) of the whole image.
+int max_region_difference(const RgbImage& full, const RgbImage& part, int x0, int y0, int x1, int y1) {
+  int worst = 0;
+  for (int y = y0; y < y1; ++y)
+    for (int x = x0; x < x1; ++x)
+      for (int c = 0; c < 3; ++c) {
+        const int a = full.pixels[(size_t(y) * full.width + x) * 3 + c];
+        const int b = part.pixels[(size_t(y - part.top) * part.width + (x - part.left)) * 3 + c];
+        worst = std::max(worst, std::abs(a - b));
+      }
+  return worst;
+}
+
+TEST(JpegCodec, RegionDecodeHasTheFullDecodesPixelsAndCoversTheBox) {
+  std::mt19937 rng(3);
+  std::vector<uint8_t> rgb(size_t(300) * 200 * 3);
+  for (auto& v : rgb) v = uint8_t(rng() % 256);  // noise: every block carries data
+  JpegCodec codec;
+  const std::string jpeg = codec.encode(rgb.data(), 300, 200, 90);
+  auto* data = reinterpret_cast<const uint8_t*>(jpeg.data());
+  std::string err;
+  for (JpegScale s : {JpegScale{1, 1}, JpegScale{1, 2}, JpegScale{3, 8}}) {
+    RgbImage full, part;
+    ASSERT_TRUE(codec.decode(data, jpeg.size(), s, &full, &err)) << err;
+    for (PixelRect r : {PixelRect{0, 0, 300, 200}, PixelRect{37, 51, 101, 77}, PixelRect{250, 150, 50, 50}}) {
+      ASSERT_TRUE(codec.decode_region(data, jpeg.size(), s, r, &part, &err)) << err;
+      EXPECT_EQ(part.scaled_width(), full.width);
+      EXPECT_EQ(part.scaled_height(), full.height);
+      // The decoded part contains the scaled box.
+      const int x0 = r.x * full.width / 300, y0 = r.y * full.height / 200;
+      const int x1 = (r.x + r.w) * full.width / 300, y1 = (r.y + r.h) * full.height / 200;
+      ASSERT_LE(part.left, x0);
+      ASSERT_LE(part.top, y0);
+      ASSERT_GE(part.left + part.width, x1);
+      ASSERT_GE(part.top + part.height, y1);
+      EXPECT_EQ(max_region_difference(full, part, x0, y0, x1, y1), 0)
+          << s.num << "/" << s.denom << " at " << r.x << "," << r.y;
+    }
+  }
+}
+
+TEST(JpegCodec, RegionDecodeRejectsTruncatedAndCorruptStreamsAndRecovers) {
+  const std::string good = encode_gradient(64, 48);
+  auto* data = reinterpret_cast<const uint8_t*>(good.data());
+  JpegCodec codec;
+  RgbImage img;
+  std::string err;
+  // Cut after most of the data: the top-left region's rows are intact, the
+  // missing end-of-image marker still marks the file as truncated.
+  const std::string cut = good.substr(0, good.size() - 10);
+  EXPECT_FALSE(codec.decode_region(reinterpret_cast<const uint8_t*>(cut.data()), cut.size(), {1, 1}, {0, 0, 8, 8},
+                                   &img, &err));
+  EXPECT_NE(err.find("truncated"), std::string::npos) << err;
+  err.clear();
+  const std::string half = good.substr(0, good.size() / 2);  // rows themselves missing
+  EXPECT_FALSE(codec.decode_region(reinterpret_cast<const uint8_t*>(half.data()), half.size(), {1, 1},
+                                   {0, 0, 64, 48}, &img, &err));
+  EXPECT_FALSE(err.empty());
+  const std::string garbage = "this is not a jpeg";
+  EXPECT_FALSE(codec.decode_region(reinterpret_cast<const uint8_t*>(garbage.data()), garbage.size(), {1, 1},
+                                   {0, 0, 8, 8}, &img, &err));
+  ASSERT_TRUE(codec.decode_region(data, good.size(), {1, 1}, {10, 10, 20, 20}, &img, &err)) << err;
+  EXPECT_GE(img.width, 20);
+}
+
 // ---- loader ----------------------------------------------------------------
 
 TEST(ImageLoader, DeliversNormalisedBatchesOfTheCropSize) {
@@ -270,6 +338,24 @@ TEST(ImageLoader, SameSeedSameBatchWhateverTheWorkerCount) {
     EXPECT_TRUE(torch::equal(a.labels, b.labels));
     EXPECT_TRUE(torch::equal(a.images, b.images));
   }
+}
+
+TEST(ImageLoader, RecyclesDroppedBatchesAndNeverOverwritesAKeptOne) {
+  ImageFolder f = open_image_dataset("fake_imagenet", tiny_imagenet_root(), "train");
+  RandomResizedCropFlip::Options t;
+  t.size = 16;
+  ImageLoaderOptions o;
+  o.batch_size = 4;
+  o.workers = 2;
+  o.prefetch_batches = 2;
+  ImageLoader loader(f.samples, std::make_shared<RandomResizedCropFlip>(t), o);
+  ImageBatch kept = loader.next();
+  const torch::Tensor kept_copy = kept.images.clone();
+  std::set<void*> buffers;
+  for (int i = 0; i < 12; ++i) buffers.insert(loader.next().images.data_ptr());  // each dropped at once
+  EXPECT_LE(buffers.size(), size_t(o.prefetch_batches + 2));  // reused, not 12 fresh allocations
+  EXPECT_EQ(buffers.count(kept.images.data_ptr()), 0u);       // the kept batch is never refilled
+  EXPECT_TRUE(torch::equal(kept.images, kept_copy));
 }
 
 TEST(ImageLoader, SkipsAndCountsTruncatedAndCorruptJpegs) {

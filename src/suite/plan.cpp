@@ -42,20 +42,17 @@ JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
   };
 
   JobPlan plan;
-  std::set<std::string> warned;
   for (int r = 0; r < in.repeat; ++r) {
     for (const auto& t : profile.tests) {
       if (!in.names.empty() && std::find(in.names.begin(), in.names.end(), t.name) == in.names.end())
         continue;
-      std::vector<std::string> prefix = t.exec_prefix;
-      if (!prefix.empty() && !exists(prefix[0])) {
-        if (warned.insert(prefix[0]).second)
-          plan.warnings.push_back(fmt::format(
-              "warning: exec_prefix program \"{}\" not found on PATH (it comes from Debian package "
-              "`nocache`); running without the prefix",
-              prefix[0]));
-        prefix.clear();
-      }
+      const std::vector<std::string>& prefix = t.exec_prefix;
+      if (!prefix.empty() && !exists(prefix[0]))
+        throw ProfileError(fmt::format(
+            "{}: test \"{}\": exec_prefix program \"{}\" is not on PATH; install it ({}) or remove "
+            "\"exec_prefix\" from the profile",
+            profile.path, t.name, prefix[0],
+            prefix[0] == "nocache" ? "apt-get install nocache" : "the package that provides it"));
       auto make = [&](const std::string& name, const std::string& job_id, const std::string& dev) {
         ProcessSpec s;
         s.argv = prefix;

@@ -14,7 +14,7 @@ struct JobPlan {
   std::vector<std::vector<ProcessSpec>> waves;
   std::vector<std::string> wave_test;                  // test name of each wave
   std::vector<std::vector<std::string>> wave_prepare;  // prepare commands of each wave
-  std::vector<std::string> warnings;                   // one line each, e.g. missing exec_prefix program
+  std::vector<std::string> warnings;                   // one line each, printed before the runs
 };
 
 struct PlanInputs {
@@ -33,7 +33,8 @@ struct PlanInputs {
 };
 
 // Builds the plan. Throws ProfileError for an unknown --name (listing the
-// available names) or repeat < 1.
+// available names), repeat < 1, or an exec_prefix program that is not on
+// PATH (naming the test, the program and its package).
 JobPlan build_plan(const Profile& profile, const PlanInputs& in);
 
 }  // namespace milabench

@@ -175,14 +175,21 @@ TEST(Plan, UnknownNameListsAvailable) {
   }
 }
 
-TEST(Plan, MissingPrefixWarnsOnceAndDrops) {
+TEST(Plan, MissingPrefixProgramIsAnErrorNamingTestProgramAndPackage) {
   auto p = parse_profile(kProfile, "s.json");
   auto in = inputs(1);
   in.program_exists = [](const std::string&) { return false; };
-  auto plan = build_plan(p, in);
-  ASSERT_EQ(plan.warnings.size(), 1u);
-  EXPECT_NE(plan.warnings[0].find("nocache"), std::string::npos);
-  EXPECT_EQ(plan.waves[0][0].argv[0], "/bin/milarun");
+  try {
+    build_plan(p, in);
+    FAIL() << "a missing exec_prefix program must stop the plan";
+  } catch (const ProfileError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("s.json"), std::string::npos) << m;
+    EXPECT_NE(m.find("\"nocache\""), std::string::npos) << m;
+    EXPECT_NE(m.find("apt-get install nocache"), std::string::npos) << m;
+  }
+  in.program_exists = [](const std::string&) { return true; };
+  EXPECT_EQ(build_plan(p, in).waves[0][0].argv[0], "nocache");
 }
 
 TEST(Profile, ShippedProfilesLoad) {
@@ -199,7 +206,7 @@ TEST(Profile, ShippedProfilesLoad) {
 TEST(Jobs, RunsAndWritesFailureFile) {
   std::string dir = milabench::test::scratch_dir("jobs_test");
   std::string prof = dir + "/mini.json";
-  std::ofstream(prof) << R"({"*": {"prepare": ["exit 1"], "exec_prefix": ["no-such-prog-xyz"]},
+  std::ofstream(prof) << R"({"*": {"prepare": ["exit 1"]},
     "good": {"experiment": "x", "arguments": {"--code": 0}},
     "bad": {"experiment": "x", "arguments": {"--code": 3}}})";
   // A fake milarun: exits with the value after --code.
@@ -216,7 +223,6 @@ TEST(Jobs, RunsAndWritesFailureFile) {
   EXPECT_EQ(run_jobs(o, out, err), 1) << out.str() << err.str();
   EXPECT_NE(out.str().find("mini.good J0.0 OK"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("mini.bad J0.0 FAIL"), std::string::npos) << out.str();
-  EXPECT_NE(err.str().find("nocache"), std::string::npos);
   EXPECT_NE(err.str().find("prepare"), std::string::npos);
   EXPECT_TRUE(has_result_file(o.outdir, "mini.bad", "0.0", 0));
   EXPECT_FALSE(has_result_file(o.outdir, "mini.good", "0.0", 0));

@@ -109,6 +109,9 @@ int main(int argc, char** argv) {
   jb->add_flag("--no-cgexec", jo.no_cgexec, "do not put runs into cgroups");
   jb->add_option("--devices", jo.devices,
                  "number of devices (default: GPUs found, else 1); without GPUs, splits the CPUs into N partitions");
+  jb->add_option("--launcher", jo.launcher, "local, or slurm: each wave as an srun step in this allocation (devices per node)")
+      ->check(CLI::IsMember({"local", "slurm"}))
+      ->capture_default_str();
 
   auto* ds = app.add_subcommand("dataset", "make datasets under a data root (synthetic, in the real layout)");
   DatasetCommand dc;

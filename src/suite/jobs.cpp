@@ -146,7 +146,10 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     // --launcher slurm (issue 5): waves become srun steps over the allocation's nodes.
     if (o.launcher != "local" && o.launcher != "slurm")
       throw ProfileError(fmt::format("--launcher must be local or slurm (got \"{}\")", o.launcher));
-    if (o.launcher == "slurm") in.launcher = Launcher::Slurm, in.slurm_nodes = slurm_allocation_nodes();
+    if (o.launcher == "slurm") {
+      SlurmAllocation a = slurm_allocation();
+      in.launcher = Launcher::Slurm, in.slurm_nodes = a.nodes, in.slurm_cpus_per_node = a.cpus_per_node;
+    }
     plan = build_plan(profile, in);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";

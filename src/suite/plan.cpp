@@ -99,7 +99,8 @@ JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
       const std::string rep = std::to_string(r);
       if (in.launcher == Launcher::Slurm) {
         SrunStep step;
-        step.cpus_per_task = static_cast<int>(cpus_of(0).size());
+        step.cpus_per_task = in.slurm_cpus_per_node > 0 ? std::max(1, in.slurm_cpus_per_node / in.devices)
+                                                        : static_cast<int>(cpus_of(0).size());
         step.gpus = has_gpus;
         if (t.partition == PartitionType::PerGpu) {
           step.nodes = in.slurm_nodes;

@@ -35,7 +35,11 @@ struct PlanInputs {
   // Whether an exec_prefix program exists; default looks it up on PATH.
   std::function<bool(const std::string&)> program_exists;
   Launcher launcher = Launcher::Local;
-  int slurm_nodes = 1;  // nodes of the allocation (Launcher::Slurm); devices are per node
+  // Nodes of the allocation (Launcher::Slurm; devices are per node) and the
+  // CPUs allocated per node, shared equally by a node's tasks (0 = the size
+  // of cpu_partitions[0]).
+  int slurm_nodes = 1;
+  int slurm_cpus_per_node = 0;
   // A free TCP port for the MASTER_PORT of a local rank group; default free_tcp_port().
   std::function<int()> pick_port;
 };

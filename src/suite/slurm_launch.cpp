@@ -8,7 +8,20 @@
 
 namespace milabench {
 
-int slurm_allocation_nodes(const EnvLookup& env) {
+namespace {
+
+int positive(const char* key, const char* v) {
+  errno = 0;
+  char* end = nullptr;
+  long n = std::strtol(v, &end, 10);
+  if (errno != 0 || end == v || *end != '\0' || n < 1 || n > 1000000)
+    throw std::runtime_error(fmt::format("--launcher slurm: {}=\"{}\" is not a positive count", key, v));
+  return static_cast<int>(n);
+}
+
+}  // namespace
+
+SlurmAllocation slurm_allocation(const EnvLookup& env) {
   auto get = [&](const char* k) -> const char* {
     const char* v = env ? env(k) : std::getenv(k);
     return v && *v ? v : nullptr;
@@ -17,14 +30,17 @@ int slurm_allocation_nodes(const EnvLookup& env) {
     throw std::runtime_error(
         "--launcher slurm: SLURM_JOB_ID is not set; run `milarun jobs` inside an allocation (sbatch or salloc)");
   const char* key = get("SLURM_JOB_NUM_NODES") ? "SLURM_JOB_NUM_NODES" : "SLURM_NNODES";
-  const char* v = get(key);
-  if (!v) throw std::runtime_error("--launcher slurm: neither SLURM_JOB_NUM_NODES nor SLURM_NNODES is set");
-  errno = 0;
-  char* end = nullptr;
-  long n = std::strtol(v, &end, 10);
-  if (errno != 0 || end == v || *end != '\0' || n < 1 || n > 1000000)
-    throw std::runtime_error(fmt::format("--launcher slurm: {}=\"{}\" is not a positive node count", key, v));
-  return static_cast<int>(n);
+  if (!get(key)) throw std::runtime_error("--launcher slurm: neither SLURM_JOB_NUM_NODES nor SLURM_NNODES is set");
+  SlurmAllocation a;
+  a.nodes = positive(key, get(key));
+  if (const char* c = get("SLURM_CPUS_ON_NODE")) {
+    a.cpus_per_node = positive("SLURM_CPUS_ON_NODE", c);
+  } else if (const char* j = get("SLURM_JOB_CPUS_PER_NODE")) {  // salloc: "2", "72(x2)" or "72(x2),36"
+    std::string first(j);
+    first = first.substr(0, first.find_first_of("(,"));
+    a.cpus_per_node = positive("SLURM_JOB_CPUS_PER_NODE", first.c_str());
+  }
+  return a;
 }
 
 std::string shell_quote(const std::string& s) {

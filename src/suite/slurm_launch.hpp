@@ -8,10 +8,16 @@
 
 namespace milabench {
 
-// Nodes of the allocation this process runs in: SLURM_JOB_NUM_NODES (else
-// SLURM_NNODES). Throws std::runtime_error with one line when SLURM_JOB_ID is
-// unset (not inside an allocation) or the node count is not a positive integer.
-int slurm_allocation_nodes(const EnvLookup& env = {});
+// The allocation this process runs in.
+struct SlurmAllocation {
+  int nodes = 1;          // SLURM_JOB_NUM_NODES, else SLURM_NNODES
+  int cpus_per_node = 0;  // SLURM_CPUS_ON_NODE, else the first count of SLURM_JOB_CPUS_PER_NODE; 0 = unknown
+};
+
+// Reads it from `env` (default: the process environment). Throws
+// std::runtime_error with one line when SLURM_JOB_ID is unset (not inside an
+// allocation) or a count is not a positive integer.
+SlurmAllocation slurm_allocation(const EnvLookup& env = {});
 
 // One srun step.
 struct SrunStep {

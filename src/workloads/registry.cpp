@@ -16,6 +16,7 @@ std::unique_ptr<Workload> make_wlm_fp16();
 std::unique_ptr<Workload> make_recom();
 std::unique_ptr<Workload> make_loader();
 std::unique_ptr<Workload> make_convnet();
+std::unique_ptr<Workload> make_scaling();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
@@ -32,6 +33,9 @@ const std::vector<WorkloadInfo>& workload_registry() {
       {"recom", {"milarun.models.recommendation:main"}, "samples", 1000000, make_recom},
       {"loader", {"milarun.models.loader:main"}, "images", 25000, make_loader},
       {"convnet", {"milarun.models.convnet:conv_simple"}, "images", 5000, make_convnet},
+      // Images of each rank; rank 0's result holds every rank's train_R timings.
+      {"scaling", {"milarun.models.scaling:main", "milarun.models.scaling.micro_bench:main"}, "images", 50000,
+       make_scaling},
   };
   return table;
 }

@@ -132,16 +132,25 @@ TEST(Rendezvous, FreePortCanBeBound) {
   EXPECT_LE(p, 65535);
 }
 
-TEST(SlurmLaunch, AllocationNodes) {
-  EXPECT_EQ(slurm_allocation_nodes(env_of({{"SLURM_JOB_ID", "9"}, {"SLURM_JOB_NUM_NODES", "3"}})), 3);
-  EXPECT_EQ(slurm_allocation_nodes(env_of({{"SLURM_JOB_ID", "9"}, {"SLURM_NNODES", "2"}})), 2);
+TEST(SlurmLaunch, AllocationShape) {
+  SlurmAllocation a =
+      slurm_allocation(env_of({{"SLURM_JOB_ID", "9"}, {"SLURM_JOB_NUM_NODES", "3"}, {"SLURM_CPUS_ON_NODE", "16"}}));
+  EXPECT_EQ(a.nodes, 3);
+  EXPECT_EQ(a.cpus_per_node, 16);
+  a = slurm_allocation(env_of({{"SLURM_JOB_ID", "9"}, {"SLURM_NNODES", "2"}}));
+  EXPECT_EQ(a.nodes, 2);
+  EXPECT_EQ(a.cpus_per_node, 0);
+  a = slurm_allocation(env_of({{"SLURM_JOB_ID", "9"}, {"SLURM_NNODES", "2"}, {"SLURM_JOB_CPUS_PER_NODE", "72(x2)"}}));
+  EXPECT_EQ(a.cpus_per_node, 72);
   try {
-    slurm_allocation_nodes(env_of({}));
+    slurm_allocation(env_of({}));
     FAIL();
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("inside an allocation"), std::string::npos);
   }
-  EXPECT_THROW(slurm_allocation_nodes(env_of({{"SLURM_JOB_ID", "9"}, {"SLURM_NNODES", "x"}})), std::runtime_error);
+  EXPECT_THROW(slurm_allocation(env_of({{"SLURM_JOB_ID", "9"}, {"SLURM_NNODES", "x"}})), std::runtime_error);
+  EXPECT_THROW(slurm_allocation(env_of({{"SLURM_JOB_ID", "9"}, {"SLURM_NNODES", "1"}, {"SLURM_CPUS_ON_NODE", "0"}})),
+               std::runtime_error);
 }
 
 TEST(SlurmLaunch, ShellQuoteSurvivesQuotes) {

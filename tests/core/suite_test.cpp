@@ -199,7 +199,8 @@ TEST(Plan, SlurmWavesAreSrunSteps) {
   auto in = inputs(2);
   in.launcher = Launcher::Slurm;
   in.slurm_nodes = 3;
-  in.cpu_partitions = {{0, 1}, {2, 3}};
+  in.slurm_cpus_per_node = 5;  // 2 tasks per node: 2 CPUs each
+  in.cpu_partitions = {{0}, {1}};
   auto plan = build_plan(p, in);
   ASSERT_EQ(plan.waves.size(), 1u + 6u);  // vae once, prog on 1..6 tasks
   const auto& vae = plan.waves[0].at(0);

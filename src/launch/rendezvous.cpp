@@ -74,8 +74,8 @@ Rendezvous from_slurm(const EnvLookup& env) {
   Rendezvous r;
   r.source = "slurm";
   const std::string hint = "run inside `srun` (Slurm sets it)";
-  const char* ntasks = lookup(env, "SLURM_NTASKS");
-  if (!ntasks) ntasks = lookup(env, "SLURM_STEP_NUM_TASKS");
+  const char* ntasks = lookup(env, "SLURM_STEP_NUM_TASKS");  // this step's tasks, else the job's
+  if (!ntasks) ntasks = lookup(env, "SLURM_NTASKS");
   if (!ntasks) throw RendezvousError("rendezvous: SLURM_PROCID is set but SLURM_NTASKS is not; " + hint);
   r.world_size = static_cast<int>(parse_int("SLURM_NTASKS", ntasks, 1, kMaxWorld, hint));
   r.rank = static_cast<int>(parse_int("SLURM_PROCID", lookup(env, "SLURM_PROCID"), 0, kMaxWorld, hint));

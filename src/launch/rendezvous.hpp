@@ -6,8 +6,8 @@
 //  1. torchrun style: RANK and WORLD_SIZE set; MASTER_ADDR required when
 //     WORLD_SIZE > 1 (default 127.0.0.1), MASTER_PORT required when
 //     WORLD_SIZE > 1 (default 29500), LOCAL_RANK default 0.
-//  2. Slurm (inside `srun`): SLURM_PROCID set; SLURM_NTASKS (or
-//     SLURM_STEP_NUM_TASKS) is the world size, SLURM_LOCALID the local rank,
+//  2. Slurm (inside `srun`): SLURM_PROCID set; SLURM_STEP_NUM_TASKS (else
+//     SLURM_NTASKS) is the world size, SLURM_LOCALID the local rank,
 //     the first host of SLURM_STEP_NODELIST (else SLURM_JOB_NODELIST, else
 //     SLURM_NODELIST) the master, and the port slurm_port(SLURM_JOB_ID,
 //     SLURM_STEP_ID). MASTER_ADDR / MASTER_PORT, when set, override both.

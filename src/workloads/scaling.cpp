@@ -8,6 +8,7 @@
 // the group's result with train_0, train_1, ... (the original's sub-job
 // merge); the other ranks' results are marked "subjob".
 #include <fmt/format.h>
+#include <ATen/autocast_mode.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
@@ -109,9 +110,10 @@ class ScalingWorkload : public Workload {
       {
         std::optional<AutocastCpuScope> cpu_autocast;
         if (autocast && !dev.is_cuda()) cpu_autocast.emplace();
-        if (autocast && dev.is_cuda()) at::autocast::set_enabled(true);
+        const bool cuda_autocast = autocast && dev.is_cuda();  // float16 (CUDA autocast's default type)
+        if (cuda_autocast) at::autocast::set_enabled(true);
         loss = torch::cross_entropy_loss(model->forward(images), targets);
-        if (autocast && dev.is_cuda()) at::autocast::set_enabled(false), at::autocast::clear_cache();
+        if (cuda_autocast) at::autocast::set_enabled(false), at::autocast::clear_cache();
       }
       loss.backward();
       if (group.average_gradients(stop)) break;  // some rank is done: all leave on this step

@@ -75,6 +75,12 @@ TEST(Rendezvous, SlurmVariablesAndCompressedNodeList) {
   EXPECT_EQ(r.master_port, 20000 + (4242 * 131 + 3) % 40000);
 }
 
+TEST(Rendezvous, SlurmStepTaskCountWinsOverTheJobs) {
+  Rendezvous r = rendezvous_from_env(env_of(
+      {{"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "2"}, {"SLURM_STEP_NUM_TASKS", "1"}, {"SLURM_NODELIST", "a"}}));
+  EXPECT_EQ(r.world_size, 1);
+}
+
 TEST(Rendezvous, SlurmMasterOverrides) {
   Rendezvous r = rendezvous_from_env(env_of({{"SLURM_PROCID", "0"},
                                              {"SLURM_NTASKS", "2"},

@@ -87,7 +87,7 @@ python3 - "$SRC/profiles/standard.json" > tiny.json <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["scaling"]
 t["arguments"].update({"--batch-size": 2, "--image-size": 64, "--max-count": 12, "--dist-timeout": 60})
-poly = {"experiment": "milarun.models.polynome:main", "arguments": {"--max-count": 20000},
+poly = {"experiment": "milarun.models.polynome:main", "arguments": {"--max-count": 3000000},
         "partition_scheme": {"type": "per-gpu"}}
 print(json.dumps({"poly": poly, "scaling": t}))
 PY

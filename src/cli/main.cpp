@@ -116,6 +116,10 @@ int main(int argc, char** argv) {
   jb->add_option("--min-free-mb", jo.min_free_mb, "stop before a test when -o has less free space (MiB)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+  jb->add_option("--launcher", jo.launcher,
+                 "local, or slurm: each wave as an srun step in this allocation (devices per node)")
+      ->check(CLI::IsMember({"local", "slurm"}))
+      ->capture_default_str();
 
   auto* sum = app.add_subcommand("summary", "summarise a results folder (baseline JSON)");
   std::string sum_dir, sum_out;

@@ -183,6 +183,10 @@ int run_experiment(const RunOptions& opts) {
   if (session.extra().contains("metrics")) result["metrics"] = session.extra()["metrics"];
   result["success"] = ok;
   result["timings"] = {{"train", meter.to_json()}, {"program", {{"time", now_s() - program_start}}}};
+  if (session.extra().contains("timings")) {  // per-rank entries (Session::set_timings) replace "train"
+    result["timings"].erase("train");
+    result["timings"].update(session.extra()["timings"]);
+  }
   result["memory"] = {{"rss_peak_mb", peak_rss_mb()}};
   if (!opts.extra_json.empty()) {
     try {
@@ -225,7 +229,7 @@ int run_experiment(const RunOptions& opts) {
   }
   std::cerr << fmt::format("milarun run {}: {}{} — {} {} in {:.1f} s, last rate {:.1f}/s -> {}\n", info->name,
                            ok ? "ok" : "FAILED", meter.stopped_stable() ? " (steady, --until-stable)" : "",
-                           meter.count(), info->count_unit, result["timings"]["train"]["wall_time"].get<double>(),
+                           meter.count(), info->count_unit, meter.to_json()["wall_time"].get<double>(),
                            meter.last_rate(), path);
   return ok ? 0 : 1;
 }

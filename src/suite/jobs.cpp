@@ -23,6 +23,7 @@
 #include "results/result_file.hpp"
 #include "suite/plan.hpp"
 #include "suite/profile.hpp"
+#include "suite/slurm_launch.hpp"
 
 namespace milabench {
 
@@ -194,8 +195,15 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   }
   JobPlan plan;
   try {
+    // --launcher slurm (issue 5): waves become srun steps over the allocation's nodes.
+    if (o.launcher != "local" && o.launcher != "slurm")
+      throw ProfileError(fmt::format("--launcher must be local or slurm (got \"{}\")", o.launcher));
+    if (o.launcher == "slurm") {
+      SlurmAllocation a = slurm_allocation();
+      in.launcher = Launcher::Slurm, in.slurm_nodes = a.nodes, in.slurm_cpus_per_node = a.cpus_per_node;
+    }
     plan = build_plan(profile, in);
-  } catch (const ProfileError& e) {
+  } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return 2;
   }
@@ -255,7 +263,9 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
                          r.log_path);
       if (!has_result_file(o.outdir, s.name, s.job_id, wave_start)) {
         try {
-          write_json_atomic(o.outdir + "/" + result_file_name(s.name, s.job_id, true), failure_result(s, r));
+          auto doc = failure_result(s, r);
+          if (is_secondary_rank(s)) doc["subjob"] = true;  // the group's failure is rank 0's (plan.hpp)
+          write_json_atomic(o.outdir + "/" + result_file_name(s.name, s.job_id, true), doc);
         } catch (const std::exception& e) {
           err << "error: " << e.what() << "\n";
         }

@@ -21,6 +21,9 @@ struct JobsOptions {
   int devices = 0;                      // 0 = detect
   std::vector<std::string> extra_args;  // after `--`; override profile flags
   std::string self_exe;                 // path of milarun; empty = /proc/self/exe
+  // "local" (default) or "slurm": each wave as one `srun` step inside the
+  // current allocation (suite/slurm_launch.hpp); anything else is an error (2).
+  std::string launcher = "local";
   // No -o and no MILARUN_OUTROOT: results go to a fresh temporary folder
   // (named on `err`, kept) and every result's JSON is printed on `out`.
   bool json_to_stdout = false;

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "launch/rendezvous.hpp"
+#include "suite/slurm_launch.hpp"
+
 namespace milabench {
 
 namespace {
@@ -23,6 +26,11 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 }  // namespace
 
+bool is_secondary_rank(const ProcessSpec& s) {
+  auto it = s.env.find("RANK");
+  return it != s.env.end() && it->second != "0";
+}
+
 JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
   if (in.repeat < 1) throw ProfileError(fmt::format("--repeat must be at least 1 (got {})", in.repeat));
   if (in.devices < 1) throw ProfileError(fmt::format("--devices must be at least 1 (got {})", in.devices));
@@ -31,6 +39,9 @@ JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
     if (std::find(available.begin(), available.end(), n) == available.end())
       throw ProfileError(fmt::format("{}: no test named \"{}\"; available: {}", profile.path, n,
                                      join(available, ", ")));
+  if (in.slurm_nodes < 1)
+    throw ProfileError(fmt::format("Slurm node count must be at least 1 (got {})", in.slurm_nodes));
+  auto pick_port = in.pick_port ? in.pick_port : [] { return free_tcp_port(); };
   auto exists = in.program_exists ? in.program_exists
                                   : [](const std::string& p) { return !find_on_path(p).empty(); };
   bool has_gpus = !in.gpu_ids.empty();
@@ -70,34 +81,58 @@ JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
         return s;
       };
       std::string base = profile.suite + "." + t.name;
-      if (t.partition == PartitionType::PerGpu) {
-        std::vector<ProcessSpec> wave;
-        for (int d = 0; d < in.devices; ++d) {
-          ProcessSpec s = make(base, fmt::format("{}.{}", r, d), device_id(d));
-          if (has_gpus) s.env["CUDA_VISIBLE_DEVICES"] = device_id(d);
-          s.env["MILARUN_CPU_PARTITION"] = std::to_string(d);
-          s.cpus = cpus_of(d);
-          wave.push_back(std::move(s));
-        }
+      auto add_wave = [&](std::vector<ProcessSpec> wave) {
         plan.waves.push_back(std::move(wave));
         plan.wave_test.push_back(t.name);
         plan.wave_prepare.push_back(t.prepare);
+      };
+      // Device slot d of this machine: its GPU, CPU partition and cgroup.
+      auto on_slot = [&](ProcessSpec s, int d) {
+        if (has_gpus) s.env["CUDA_VISIBLE_DEVICES"] = device_id(d);
+        s.env["MILARUN_CPU_PARTITION"] = std::to_string(d);
+        s.cpus = cpus_of(d);
+        return s;
+      };
+      const std::string rep = std::to_string(r);
+      if (in.launcher == Launcher::Slurm) {
+        SrunStep step;
+        step.cpus_per_task = in.slurm_cpus_per_node > 0 ? std::max(1, in.slurm_cpus_per_node / in.devices)
+                                                        : static_cast<int>(cpus_of(0).size());
+        step.gpus = has_gpus;
+        if (t.partition == PartitionType::PerGpu) {
+          step.nodes = in.slurm_nodes;
+          step.ntasks_per_node = in.devices;
+          step.ntasks = in.devices * in.slurm_nodes;
+          add_wave({srun_spec(make(base, rep, ""), step)});
+        } else {
+          step.rank_group = true;
+          for (int k = 1; k <= in.devices * in.slurm_nodes; ++k) {
+            step.ntasks = k;
+            step.nodes = (k + in.devices - 1) / in.devices;
+            add_wave({srun_spec(make(fmt::format("{}.{}", base, k), rep, ""), step)});
+          }
+        }
+      } else if (t.partition == PartitionType::PerGpu) {
+        std::vector<ProcessSpec> wave;
+        for (int d = 0; d < in.devices; ++d)
+          wave.push_back(on_slot(make(base, fmt::format("{}.{}", r, d), device_id(d)), d));
+        add_wave(std::move(wave));
       } else {
         for (int k = 1; k <= in.devices; ++k) {
-          std::vector<std::string> ids;
-          std::vector<int> cpus;
+          const std::string port = std::to_string(pick_port());
+          std::vector<ProcessSpec> wave;
           for (int d = 0; d < k; ++d) {
-            ids.push_back(device_id(d));
-            auto c = cpus_of(d);
-            cpus.insert(cpus.end(), c.begin(), c.end());
+            ProcessSpec s = on_slot(make(fmt::format("{}.{}", base, k), d == 0 ? rep : fmt::format("{}-rank{}", r, d),
+                                         device_id(d)),
+                                    d);
+            s.env["MASTER_ADDR"] = "127.0.0.1";
+            s.env["MASTER_PORT"] = port;
+            s.env["RANK"] = std::to_string(d);
+            s.env["WORLD_SIZE"] = std::to_string(k);
+            s.env["LOCAL_RANK"] = std::to_string(d);
+            wave.push_back(std::move(s));
           }
-          ProcessSpec s = make(fmt::format("{}.{}", base, k), std::to_string(r), join(ids, ","));
-          if (has_gpus) s.env["CUDA_VISIBLE_DEVICES"] = join(ids, ",");
-          s.env["MILARUN_WORLD_SIZE"] = std::to_string(k);
-          s.cpus = cpus;
-          plan.waves.push_back({std::move(s)});
-          plan.wave_test.push_back(t.name);
-          plan.wave_prepare.push_back(t.prepare);
+          add_wave(std::move(wave));
         }
       }
     }

@@ -20,6 +20,7 @@ std::unique_ptr<Workload> make_ssd();
 std::unique_ptr<Workload> make_dcgan();
 std::unique_ptr<Workload> make_reso();
 std::unique_ptr<Workload> make_fast_style();
+std::unique_ptr<Workload> make_scaling();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
@@ -40,6 +41,9 @@ const std::vector<WorkloadInfo>& workload_registry() {
       {"dcgan", {"milarun.models.dcgan:main"}, "images", 20000, make_dcgan},
       {"reso", {"milarun.models.subpixel:main"}, "images", 20000, make_reso},
       {"fast_style", {"milarun.models.neural_style:main"}, "images", 20000, make_fast_style},
+      // Images of each rank; rank 0's result holds every rank's train_R timings.
+      {"scaling", {"milarun.models.scaling:main", "milarun.models.scaling.micro_bench:main"}, "images", 50000,
+       make_scaling},
   };
   return table;
 }

@@ -27,6 +27,16 @@ bool Session::step(int64_t n, const torch::Tensor& loss) {
   return !meter_.done();
 }
 
+nlohmann::json Session::finish_meter() {
+  meter_.finish();
+  return meter_.to_json();
+}
+
+void Session::set_distributed(const nlohmann::json& info, bool counted) {
+  extra_["distributed"] = info;
+  if (!counted) extra_["subjob"] = true;
+}
+
 void Session::set_model(const torch::nn::Module& model) {
   int64_t total = 0;
   for (const auto& p : model.parameters()) total += p.numel();

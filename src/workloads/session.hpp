@@ -36,6 +36,19 @@ class Session {
   void set_dataset(const nlohmann::json& provenance);  // e.g. {"name":"mnist","synthetic":true}
   void set_metric(const std::string& key, const nlohmann::json& value);
 
+  // Ends this process's measurement (no step() after it) and returns its
+  // timings entry as the harness would record it under "train".
+  nlohmann::json finish_meter();
+  // Replaces the result's timings "train" entry by these entries (e.g.
+  // {"train_0": ..., "train_1": ...}: every rank of a data-parallel run, as
+  // the original's sub-job merge); the summary counts every "train*" key.
+  void set_timings(const nlohmann::json& entries) { extra_["timings"] = entries; }
+
+  // The result's "distributed" block (rank, world_size, backend, ...). A rank
+  // whose result is not the group's (counted = false) is marked "subjob":
+  // the summary skips it, rank 0's result carries every rank's timings.
+  void set_distributed(const nlohmann::json& info, bool counted);
+
   const nlohmann::json& extra() const { return extra_; }
 
   // Called each time a rate slice closes (count so far, slice rate in

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -10,6 +12,7 @@
 #include "suite/jobs.hpp"
 #include "suite/plan.hpp"
 #include "suite/profile.hpp"
+#include "suite/slurm_launch.hpp"
 
 using namespace milabench;
 using ojson = nlohmann::ordered_json;
@@ -142,23 +145,111 @@ TEST(Plan, NoGpusOnlyCpuPartition) {
   EXPECT_TRUE(s.cgroup.empty());
 }
 
-TEST(Plan, GpuProgressionNames) {
+TEST(Plan, GpuProgressionRunsKRankProcessesPerWave) {
   auto p = parse_profile(kProfile, "standard.json");
   auto in = inputs(3);
   in.names = {"prog"};
-  in.gpu_ids = {"0", "1", "2"};
+  in.repeat = 2;
+  in.gpu_ids = {"4", "5", "6"};
   in.cpu_partitions = {{0}, {1}, {2}};
+  int next_port = 40000;
+  in.pick_port = [&] { return next_port++; };
   auto plan = build_plan(p, in);
-  ASSERT_EQ(plan.waves.size(), 3u);
+  ASSERT_EQ(plan.waves.size(), 6u);
   for (int k = 1; k <= 3; ++k) {
-    const auto& s = plan.waves[k - 1].at(0);
-    EXPECT_EQ(s.name, "standard.prog." + std::to_string(k));
-    EXPECT_EQ(s.job_id, "0");
-    EXPECT_EQ(s.env.at("MILARUN_WORLD_SIZE"), std::to_string(k));
-    EXPECT_EQ(s.cpus.size(), static_cast<std::size_t>(k));
-    EXPECT_EQ(s.timeout_s, 12.0);
+    const auto& wave = plan.waves[k - 1];
+    ASSERT_EQ(wave.size(), static_cast<std::size_t>(k));
+    for (int r = 0; r < k; ++r) {
+      const auto& s = wave[r];
+      EXPECT_EQ(s.name, "standard.prog." + std::to_string(k));
+      EXPECT_EQ(s.job_id, r == 0 ? "0" : "0-rank" + std::to_string(r));
+      EXPECT_EQ(s.env.at("RANK"), std::to_string(r));
+      EXPECT_EQ(s.env.at("LOCAL_RANK"), std::to_string(r));
+      EXPECT_EQ(s.env.at("WORLD_SIZE"), std::to_string(k));
+      EXPECT_EQ(s.env.at("MASTER_ADDR"), "127.0.0.1");
+      EXPECT_EQ(s.env.at("MASTER_PORT"), std::to_string(40000 + k - 1));  // one port per group
+      EXPECT_EQ(s.env.at("CUDA_VISIBLE_DEVICES"), in.gpu_ids[r]);
+      EXPECT_EQ(s.env.at("MILARUN_CPU_PARTITION"), std::to_string(r));
+      EXPECT_EQ(s.cpus, (std::vector<int>{r}));
+      EXPECT_EQ(s.cgroup, "student" + in.gpu_ids[r]);
+      EXPECT_EQ(s.timeout_s, 12.0);
+      EXPECT_EQ(is_secondary_rank(s), r != 0);
+    }
   }
-  EXPECT_EQ(plan.waves[2][0].env.at("CUDA_VISIBLE_DEVICES"), "0,1,2");
+  EXPECT_EQ(plan.waves[4][1].job_id, "1-rank1");  // second repeat
+  EXPECT_FALSE(is_secondary_rank(plan.waves[0][0]));
+}
+
+namespace {
+
+std::string script_of(const ProcessSpec& s) {
+  EXPECT_GE(s.argv.size(), 3u);
+  EXPECT_EQ(s.argv[s.argv.size() - 3], "/bin/sh");
+  return s.argv.back();
+}
+
+bool has_arg(const ProcessSpec& s, const std::string& a) {
+  return std::find(s.argv.begin(), s.argv.end(), a) != s.argv.end();
+}
+
+}  // namespace
+
+TEST(Plan, SlurmWavesAreSrunSteps) {
+  auto p = parse_profile(kProfile, "standard.json");
+  auto in = inputs(2);
+  in.launcher = Launcher::Slurm;
+  in.slurm_nodes = 3;
+  in.slurm_cpus_per_node = 5;  // 2 tasks per node: 2 CPUs each
+  in.cpu_partitions = {{0}, {1}};
+  auto plan = build_plan(p, in);
+  ASSERT_EQ(plan.waves.size(), 1u + 6u);  // vae once, prog on 1..6 tasks
+  const auto& vae = plan.waves[0].at(0);
+  EXPECT_EQ(vae.argv[0], "srun");
+  EXPECT_TRUE(has_arg(vae, "--nodes=3"));
+  EXPECT_TRUE(has_arg(vae, "--ntasks=6"));
+  EXPECT_TRUE(has_arg(vae, "--ntasks-per-node=2"));
+  EXPECT_TRUE(has_arg(vae, "--cpus-per-task=2"));
+  EXPECT_TRUE(vae.cpus.empty());
+  EXPECT_TRUE(vae.cgroup.empty());
+  std::string sh = script_of(vae);
+  EXPECT_NE(sh.find("J='0'.\"$SLURM_PROCID\""), std::string::npos) << sh;
+  EXPECT_NE(sh.find("'--job-id' \"$J\""), std::string::npos) << sh;
+  EXPECT_NE(sh.find("exec 'nocache' '/bin/milarun' 'run' 'milarun.models.vae:main'"), std::string::npos) << sh;
+  EXPECT_NE(sh.find("OMP_NUM_THREADS=2"), std::string::npos) << sh;
+  EXPECT_EQ(sh.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << sh;  // no GPUs here
+
+  const auto& prog3 = plan.waves[3].at(0);
+  EXPECT_EQ(prog3.name, "standard.prog.3");
+  EXPECT_TRUE(has_arg(prog3, "--ntasks=3"));
+  EXPECT_TRUE(has_arg(prog3, "--nodes=2"));
+  EXPECT_FALSE(has_arg(prog3, "--ntasks-per-node=2"));
+  sh = script_of(prog3);
+  EXPECT_NE(sh.find("[ \"$SLURM_PROCID\" = 0 ] || J='0'-rank\"$SLURM_PROCID\""), std::string::npos) << sh;
+  EXPECT_EQ(sh.find("RANK="), std::string::npos) << sh;  // the Slurm rendezvous variables are used
+}
+
+TEST(Plan, SlurmRunsTheTaskScriptThroughSh) {
+  auto p = parse_profile(kProfile, "standard.json");
+  auto in = inputs(2);
+  in.names = {"vae"};
+  in.launcher = Launcher::Slurm;
+  in.gpu_ids = {"0", "1"};
+  in.self_exe = "/bin/echo";
+  in.program_exists = [](const std::string&) { return false; };
+  in.extra_args = {"--note", "it's"};
+  auto plan = build_plan(p, in);
+  std::string sh = script_of(plan.waves.at(0).at(0));
+  EXPECT_NE(sh.find("export CUDA_VISIBLE_DEVICES=\"$SLURM_LOCALID\""), std::string::npos) << sh;
+  // The script, run as Slurm would for task 1 on its node, prints the argv with the task's job id.
+  std::string cmd = "SLURM_PROCID=1 SLURM_LOCALID=1 /bin/sh -c " + shell_quote(sh);
+  FILE* f = popen(cmd.c_str(), "r");
+  ASSERT_NE(f, nullptr);
+  char buf[4096] = {0};
+  std::string out;
+  while (fgets(buf, sizeof buf, f)) out += buf;
+  EXPECT_EQ(pclose(f), 0);
+  EXPECT_NE(out.find("--job-id 0.1 --"), std::string::npos) << out;
+  EXPECT_NE(out.find("--note it's"), std::string::npos) << out;
 }
 
 TEST(Plan, UnknownNameListsAvailable) {

@@ -15,8 +15,8 @@
 #include <map>
 #include <set>
 
-#include "cli/cli_args.hpp"
 #include "cli/cgroups_cmd.hpp"
+#include "cli/cli_args.hpp"
 #include "report/report.hpp"
 #include "suite/jobs.hpp"
 

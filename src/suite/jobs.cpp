@@ -81,25 +81,33 @@ void warn_missing_datasets(const Profile& profile, const JobsOptions& o, std::os
 }
 
 // Drops from the plan every run with a result in outdir; an interrupted
-// run's file is removed so that its new result does not duplicate it.
+// run's file is removed so that its new result does not duplicate it. The
+// ranks of a group (scaling.K) only make sense together: rank 0's result
+// decides for the whole wave.
 void skip_finished_runs(JobPlan& plan, const std::string& outdir, std::ostream& err) {
   auto done = existing_results(outdir);
+  auto finished = [&](const ProcessSpec& s) {
+    auto it = done.find({s.name, s.job_id});
+    return it != done.end() && it->second.failure_kind != "interrupted" && it->second.failure_kind != "not_started";
+  };
   int skipped = 0, again = 0;
   for (auto& wave : plan.waves) {
+    const bool group = std::any_of(wave.begin(), wave.end(), is_secondary_rank);
+    bool group_done = false;
+    if (group)
+      for (const auto& s : wave) group_done = group_done || (!is_secondary_rank(s) && finished(s));
     std::vector<ProcessSpec> keep;
     for (auto& spec : wave) {
-      auto it = done.find({spec.name, spec.job_id});
-      bool rerun =
-          it != done.end() && (it->second.failure_kind == "interrupted" || it->second.failure_kind == "not_started");
-      if (it == done.end() || rerun) {
-        if (rerun) {
-          ::unlink(it->second.path.c_str());
-          ++again;
-        }
-        keep.push_back(std::move(spec));
-      } else {
+      if (group ? group_done : finished(spec)) {
         ++skipped;
+        continue;
       }
+      auto it = done.find({spec.name, spec.job_id});
+      if (it != done.end()) {  // an interrupted run, or a rank of a group that runs again
+        ::unlink(it->second.path.c_str());
+        ++again;
+      }
+      keep.push_back(std::move(spec));
     }
     wave = std::move(keep);
   }

@@ -1,9 +1,9 @@
 #include "suite/plan.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "launch/rendezvous.hpp"
 #include "suite/slurm_launch.hpp"
@@ -37,17 +37,14 @@ JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
   auto available = profile_test_names(profile);
   for (const auto& n : in.names)
     if (std::find(available.begin(), available.end(), n) == available.end())
-      throw ProfileError(fmt::format("{}: no test named \"{}\"; available: {}", profile.path, n,
-                                     join(available, ", ")));
+      throw ProfileError(
+          fmt::format("{}: no test named \"{}\"; available: {}", profile.path, n, join(available, ", ")));
   if (in.slurm_nodes < 1)
     throw ProfileError(fmt::format("Slurm node count must be at least 1 (got {})", in.slurm_nodes));
   auto pick_port = in.pick_port ? in.pick_port : [] { return free_tcp_port(); };
-  auto exists = in.program_exists ? in.program_exists
-                                  : [](const std::string& p) { return !find_on_path(p).empty(); };
+  auto exists = in.program_exists ? in.program_exists : [](const std::string& p) { return !find_on_path(p).empty(); };
   bool has_gpus = !in.gpu_ids.empty();
-  auto device_id = [&](int d) {
-    return d < static_cast<int>(in.gpu_ids.size()) ? in.gpu_ids[d] : std::to_string(d);
-  };
+  auto device_id = [&](int d) { return d < static_cast<int>(in.gpu_ids.size()) ? in.gpu_ids[d] : std::to_string(d); };
   auto cpus_of = [&](int d) {
     return d < static_cast<int>(in.cpu_partitions.size()) ? in.cpu_partitions[d] : std::vector<int>{};
   };
@@ -55,20 +52,19 @@ JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
   JobPlan plan;
   for (int r = 0; r < in.repeat; ++r) {
     for (const auto& t : profile.tests) {
-      if (!in.names.empty() && std::find(in.names.begin(), in.names.end(), t.name) == in.names.end())
-        continue;
+      if (!in.names.empty() && std::find(in.names.begin(), in.names.end(), t.name) == in.names.end()) continue;
       const std::vector<std::string>& prefix = t.exec_prefix;
       if (!prefix.empty() && !exists(prefix[0]))
-        throw ProfileError(fmt::format(
-            "{}: test \"{}\": exec_prefix program \"{}\" is not on PATH; install it ({}) or remove "
-            "\"exec_prefix\" from the profile",
-            profile.path, t.name, prefix[0],
-            prefix[0] == "nocache" ? "apt-get install nocache" : "the package that provides it"));
+        throw ProfileError(
+            fmt::format("{}: test \"{}\": exec_prefix program \"{}\" is not on PATH; install it ({}) or remove "
+                        "\"exec_prefix\" from the profile",
+                        profile.path, t.name, prefix[0],
+                        prefix[0] == "nocache" ? "apt-get install nocache" : "the package that provides it"));
       auto make = [&](const std::string& name, const std::string& job_id, const std::string& dev) {
         ProcessSpec s;
         s.argv = prefix;
-        std::vector<std::string> tail = {in.self_exe, "run", t.experiment, "-d", in.dataroot, "-o", in.outdir,
-                                         "--experiment-name", name, "--job-id", job_id, "--"};
+        std::vector<std::string> tail = {in.self_exe,         "run", t.experiment, "-d",   in.dataroot, "-o", in.outdir,
+                                         "--experiment-name", name,  "--job-id",   job_id, "--"};
         s.argv.insert(s.argv.end(), tail.begin(), tail.end());
         auto mapped = map_arguments(t.arguments, in.extra_args);
         s.argv.insert(s.argv.end(), mapped.begin(), mapped.end());
@@ -122,9 +118,8 @@ JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
           const std::string port = std::to_string(pick_port());
           std::vector<ProcessSpec> wave;
           for (int d = 0; d < k; ++d) {
-            ProcessSpec s = on_slot(make(fmt::format("{}.{}", base, k), d == 0 ? rep : fmt::format("{}-rank{}", r, d),
-                                         device_id(d)),
-                                    d);
+            ProcessSpec s = on_slot(
+                make(fmt::format("{}.{}", base, k), d == 0 ? rep : fmt::format("{}-rank{}", r, d), device_id(d)), d);
             s.env["MASTER_ADDR"] = "127.0.0.1";
             s.env["MASTER_PORT"] = port;
             s.env["RANK"] = std::to_string(d);

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <ostream>
@@ -41,7 +42,9 @@ bool split_result_name(const std::string& file, std::string& name, std::string& 
     if (stamp != std::string::npos) {
       std::string id = rest.substr(0, stamp);
       if (id.size() > 5 && id.compare(id.size() - 5, 5, ".FAIL") == 0) id.resize(id.size() - 5);
-      if (!id.empty() && id.find_first_not_of("0123456789.") == std::string::npos) {
+      // "<repeat>.<device>", "<repeat>", or a rank group's "<repeat>-rank<r>" (plan.hpp).
+      if (!id.empty() && std::isdigit(static_cast<unsigned char>(id[0])) &&
+          id.find_first_not_of("0123456789.-rank") == std::string::npos) {
         name = file.substr(0, j);
         job_id = id;
         return true;

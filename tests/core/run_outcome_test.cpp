@@ -61,8 +61,11 @@ TEST(RunOutcome, ExistingResultsAreKeyedByNameAndJobIdAndASuccessWins) {
              R"({"success": false, "failure_kind": "interrupted"})");
   write_file(d + "/cpu.cart.J0.0.20260101-000000-000000.json", "{trunc");  // unreadable: run again
   write_file(d + "/summary.json", "{}");
+  write_file(d + "/cpu.scaling.2.J0-rank1.FAIL.20260101-000000-000000.json",
+             R"({"success": false, "failure_kind": "signal", "subjob": true})");
   auto found = existing_results(d);
-  ASSERT_EQ(found.size(), 2u);
+  ASSERT_EQ(found.size(), 3u);
+  EXPECT_EQ(found.at({"cpu.scaling.2", "0-rank1"}).failure_kind, "signal");
   EXPECT_TRUE(found.at({"cpu.toy_reg", "0.1"}).success);
   EXPECT_EQ(found.at({"cpu.vae", "1.0"}).failure_kind, "interrupted");
 }

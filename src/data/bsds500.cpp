@@ -1,7 +1,5 @@
 #include "data/bsds500.hpp"
 
-#include "data/data_error.hpp"
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +9,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "data/data_error.hpp"
 #include "data/jpeg.hpp"
 #include "data/manifest.hpp"
 #include "data/parallel_jobs.hpp"
@@ -119,8 +118,7 @@ void generate_bsds500(const std::string& dataroot, const DatasetOptions& options
   fs::remove_all(final_dir, ec);
   fs::rename(tmp_dir, final_dir, ec);
   if (ec)
-    throw std::runtime_error("bsds500: cannot rename " + tmp_dir + " to " + final_dir.string() + ": " +
-                             ec.message());
+    throw std::runtime_error("bsds500: cannot rename " + tmp_dir + " to " + final_dir.string() + ": " + ec.message());
   record_manifest(dataroot, kBsds500Name,
                   {{"synthetic", true},
                    {"generator", "milarun (random smooth colour fields + noise, TurboJPEG quality 90, 4:2:0)"},

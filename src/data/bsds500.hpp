@@ -27,7 +27,7 @@ struct Bsds500Counts {
 // 200 / 100 / 200 images times `scale`, at least 1 each.
 Bsds500Counts bsds500_counts(double scale);
 
-std::string bsds500_dir(const std::string& dataroot);                            // DATAROOT/bsds500
+std::string bsds500_dir(const std::string& dataroot);                                  // DATAROOT/bsds500
 std::string bsds500_split_dir(const std::string& dataroot, const std::string& split);  // .../images/<split>
 
 // True when the train split holds at least one .jpg/.jpeg.

@@ -1,10 +1,9 @@
 #include "data/center_crop_transforms.hpp"
 
-#include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
-
 #include <algorithm>
 #include <cmath>
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 #include <stdexcept>
 
 namespace milabench {
@@ -49,7 +48,8 @@ LumaSuperResolutionPair::LumaSuperResolutionPair(int crop, int upscale) : crop_(
   if (upscale_ < 1) throw std::invalid_argument("--upscale-factor must be >= 1, got " + std::to_string(upscale));
   crop_ -= crop_ % upscale_;
   if (crop_ < upscale_)
-    throw std::invalid_argument("super-resolution crop " + std::to_string(crop) + " is smaller than the upscale factor");
+    throw std::invalid_argument("super-resolution crop " + std::to_string(crop) +
+                                " is smaller than the upscale factor");
 }
 
 bool LumaSuperResolutionPair::apply(JpegCodec& codec, const uint8_t* jpeg, size_t size, std::mt19937_64&, float* out,

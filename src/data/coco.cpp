@@ -1,5 +1,4 @@
 #include "data/coco.hpp"
-#include "data/data_error.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -8,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <unordered_map>
+
+#include "data/data_error.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

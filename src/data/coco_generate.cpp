@@ -4,21 +4,18 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <random>
-#include <thread>
 
 #include "data/coco.hpp"
-#include "data/fake_imagenet.hpp"  // usable_cpus
 #include "data/jpeg.hpp"
 #include "data/manifest.hpp"
+#include "data/parallel_jobs.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -200,34 +197,19 @@ void generate_coco(const std::string& dataroot, const DatasetOptions& options) {
   }
 
   const int64_t total = counts.train + counts.val;
-  std::atomic<int64_t> next{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr first_error;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    try {
-      JpegCodec codec;
-      std::vector<uint8_t> rgb;
-      for (int64_t job = next++; job < total && !failed; job = next++) {
-        const Split& s = job < counts.train ? splits[0] : splits[1];
-        const GenImage& g = s.images[size_t(job < counts.train ? job : job - counts.train)];
-        render(g, uint64_t(g.id), rgb);
-        write_text(tmp_dir / (std::string(s.name) + "2017") / file_name(g.id),
-                   codec.encode(rgb.data(), g.w, g.h, kQuality));
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mutex);
-      if (!first_error) first_error = std::current_exception();
-      failed = true;
-    }
-  };
-  const unsigned threads = std::max(1u, options.threads ? options.threads : usable_cpus());
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
-  for (auto& t : pool) t.join();
-  if (first_error) {
+  try {
+    run_parallel_jobs(total, options.threads, [&](int64_t job) {
+      thread_local JpegCodec codec;  // one TurboJPEG handle per generator thread
+      thread_local std::vector<uint8_t> rgb;
+      const Split& s = job < counts.train ? splits[0] : splits[1];
+      const GenImage& g = s.images[size_t(job < counts.train ? job : job - counts.train)];
+      render(g, uint64_t(g.id), rgb);
+      write_text(tmp_dir / (std::string(s.name) + "2017") / file_name(g.id),
+                 codec.encode(rgb.data(), g.w, g.h, kQuality));
+    });
+  } catch (...) {
     fs::remove_all(tmp_dir, ec);
-    std::rethrow_exception(first_error);
+    throw;
   }
   fs::remove_all(final_dir, ec);
   fs::rename(tmp_dir, final_dir, ec);

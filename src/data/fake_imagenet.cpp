@@ -105,7 +105,8 @@ void generate_fake_imagenet(const std::string& dataroot, const DatasetOptions& o
       fill_noise(pixels, splits[k].seed * 0x100000000ull + uint64_t(i));
       std::string jpeg = codec.encode(pixels.data(), kFakeImagenetSide, kFakeImagenetSide, kFakeImagenetQuality);
       write_file_or_throw(
-          (tmp_dir / splits[k].name / std::to_string(i % kFakeImagenetClasses) / (std::to_string(i) + ".jpeg")).string(),
+          (tmp_dir / splits[k].name / std::to_string(i % kFakeImagenetClasses) / (std::to_string(i) + ".jpeg"))
+              .string(),
           jpeg, "fake_imagenet");
     });
   } catch (...) {

@@ -1,10 +1,11 @@
-#include "data/data_error.hpp"
 #include "data/image_folder.hpp"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <stdexcept>
+
+#include "data/data_error.hpp"
 
 namespace fs = std::filesystem;
 
@@ -19,8 +20,7 @@ ImageFolder scan_image_folder(const std::string& root, const std::string& make_c
   ImageFolder folder;
   folder.root = root;
   std::error_code ec;
-  if (!fs::is_directory(root, ec))
-    throw DataError("image folder " + root + " is missing; run: " + make_command);
+  if (!fs::is_directory(root, ec)) throw DataError("image folder " + root + " is missing; run: " + make_command);
   std::vector<std::string> classes;
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec))
     if (it->is_directory(ec)) classes.push_back(it->path().filename().string());

@@ -87,7 +87,7 @@ class ImageLoader {
   mutable std::mutex mu_;
   std::condition_variable workers_cv_, consumer_cv_;
   std::vector<Slot> slots_;
-  std::vector<std::pair<torch::Tensor, torch::Tensor>> pool_;  // (images, labels) for recycling
+  std::vector<std::pair<torch::Tensor, torch::Tensor>> pool_;             // (images, labels) for recycling
   std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> perms_;  // epoch -> order
   int64_t next_sample_ = 0;  // next global sample index to hand to a worker
   int64_t consumed_ = 0;     // next batch the consumer takes

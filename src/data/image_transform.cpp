@@ -1,10 +1,9 @@
 #include "data/image_transform.hpp"
 
-#include <opencv2/core.hpp>
-#include <opencv2/imgproc.hpp>
-
 #include <algorithm>
 #include <cmath>
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
 #include <stdexcept>
 
 namespace milabench {
@@ -79,8 +78,8 @@ RandomResizedCropFlip::RandomResizedCropFlip(Options options) : options_(options
   if (options_.size < 1) throw std::invalid_argument("RandomResizedCrop: size must be >= 1");
 }
 
-bool RandomResizedCropFlip::apply(JpegCodec& codec, const uint8_t* jpeg, size_t size, std::mt19937_64& rng,
-                                  float* out, std::string* error) const {
+bool RandomResizedCropFlip::apply(JpegCodec& codec, const uint8_t* jpeg, size_t size, std::mt19937_64& rng, float* out,
+                                  std::string* error) const {
   thread_local RgbImage decoded;
   thread_local std::vector<uint8_t> resized;
   JpegHeader hdr;

@@ -2,8 +2,8 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <unistd.h>
 #include <turbojpeg.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -35,8 +35,8 @@ static void reset_decompressor(void*& handle) {
 
 bool JpegCodec::header(const uint8_t* data, size_t size, JpegHeader* out, std::string* error) {
   int w = 0, h = 0, subsamp = 0, colorspace = 0;
-  if (tjDecompressHeader3(handle_decompress_, data, static_cast<unsigned long>(size), &w, &h, &subsamp,
-                          &colorspace) != 0) {
+  if (tjDecompressHeader3(handle_decompress_, data, static_cast<unsigned long>(size), &w, &h, &subsamp, &colorspace) !=
+      0) {
     *error = tjGetErrorStr2(handle_decompress_);
     reset_decompressor(handle_decompress_);
     return false;
@@ -65,8 +65,8 @@ bool JpegCodec::decode(const uint8_t* data, size_t size, JpegScale scale, RgbIma
   out->pixels.resize(static_cast<size_t>(w) * h * 3);
   // STOPONWARNING: a truncated stream ("premature end of data") is an error,
   // not a silently grey-filled image.
-  if (tjDecompress2(handle_decompress_, data, static_cast<unsigned long>(size), out->pixels.data(), w, 0, h,
-                    TJPF_RGB, TJFLAG_STOPONWARNING) != 0) {
+  if (tjDecompress2(handle_decompress_, data, static_cast<unsigned long>(size), out->pixels.data(), w, 0, h, TJPF_RGB,
+                    TJFLAG_STOPONWARNING) != 0) {
     *error = tjGetErrorStr2(handle_decompress_);
     reset_decompressor(handle_decompress_);
     return false;
@@ -109,7 +109,7 @@ bool read_file_bytes(const std::string& path, std::vector<uint8_t>* out, std::st
     *error = path + ": " + std::strerror(errno);
     return false;
   }
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd, &st) != 0) {
     *error = path + ": " + std::strerror(errno);
     ::close(fd);

@@ -1,4 +1,3 @@
-#include "data/data_error.hpp"
 #include "data/mnist.hpp"
 
 #include <sys/stat.h>
@@ -12,6 +11,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "data/data_error.hpp"
 #include "data/idx_format.hpp"
 #include "data/manifest.hpp"
 #include "results/result_file.hpp"
@@ -121,12 +121,17 @@ void generate_mnist(const std::string& dataroot, double scale) {
   write_split(dataroot, true, ntrain, 1);
   write_split(dataroot, false, ntest, 2);
   record_manifest(dataroot, "mnist",
-                  {{"synthetic", true}, {"generator", "milarun"}, {"scale", scale}, {"files", 4},
-                   {"train", ntrain}, {"test", ntest}, {"layout", "mnist/MNIST/raw (idx)"}});
+                  {{"synthetic", true},
+                   {"generator", "milarun"},
+                   {"scale", scale},
+                   {"files", 4},
+                   {"train", ntrain},
+                   {"test", ntest},
+                   {"layout", "mnist/MNIST/raw (idx)"}});
 }
 
 bool mnist_present(const std::string& dataroot) {
-  struct stat st{};
+  struct stat st {};
   for (bool train : {true, false})
     for (bool images : {true, false})
       if (::stat(split_file(dataroot, train, images).c_str(), &st) != 0) return false;

@@ -17,22 +17,28 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using json = nlohmann::json;
 
+// min/mean/max of a reading. A rate measured over an interval (CPU %, power) is
+// added with the interval's length as weight, so mean × duration is the total
+// (CPU seconds, joules) however unevenly the samples fell.
 struct Stat {
   double min = std::numeric_limits<double>::infinity();
   double max = -std::numeric_limits<double>::infinity();
-  double sum = 0.0;
+  double weighted_sum = 0.0, weight = 0.0;
   int n = 0;
-  void add(double v) {
-    if (!std::isfinite(v)) return;
+  void add(double v, double w = 1.0) {
+    if (!std::isfinite(v) || !(w > 0)) return;
     min = std::min(min, v);
     max = std::max(max, v);
-    sum += v;
+    weighted_sum += v * w;
+    weight += w;
     ++n;
   }
   void add(const std::optional<double>& v) {
     if (v) add(*v);
   }
-  json to_json() const { return n == 0 ? json(nullptr) : json{{"min", min}, {"mean", sum / n}, {"max", max}}; }
+  json to_json() const {
+    return n == 0 ? json(nullptr) : json{{"min", min}, {"mean", weighted_sum / weight}, {"max", max}};
+  }
 };
 
 struct GpuTrack {
@@ -111,7 +117,7 @@ void Monitor::take_sample() {
   if (auto p = read_process(opt_.proc_dir)) {
     s.rss_mb.add(p->rss_mb);
     s.rss_peak_mb = std::max({s.rss_peak_mb, p->rss_peak_mb, p->rss_mb});
-    if (s.proc_prev && dt > 0) s.cpu_percent.add(100.0 * (p->cpu_time_s - s.proc_prev->cpu_time_s) / dt);
+    if (s.proc_prev && dt > 0) s.cpu_percent.add(100.0 * (p->cpu_time_s - s.proc_prev->cpu_time_s) / dt, dt);
     s.proc_prev = p;
   }
   double step_j = 0.0;
@@ -130,7 +136,7 @@ void Monitor::take_sample() {
     s.rapl_prev.resize(s.rapl.size());
     s.rapl_prev[i] = *e;
   }
-  if (rapl_ok && dt > 0) s.cpu_power_w.add(step_j / dt);
+  if (rapl_ok && dt > 0) s.cpu_power_w.add(step_j / dt, dt);
   for (auto& g : s.gpus) {
     GpuSample x = s.nvml->sample(g.index);
     g.load.add(x.load);

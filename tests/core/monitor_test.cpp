@@ -59,14 +59,15 @@ TEST(Monitor, SamplesProcessMemoryAndCpuUse) {
   EXPECT_GE(p["rss_peak_mb"].get<double>(), 64.0);
   EXPECT_LT(p["rss_peak_mb"].get<double>(), 4096.0);
   EXPECT_GT(p["rss_mb"]["max"].get<double>(), 60.0);
-  // One thread spinning: never more than all CPUs, and the utilisation over
-  // the run adds up to the CPU time the process really used (±40 %: the
-  // first and last intervals are partial; on a loaded machine it is < 100 %).
+  // One thread spinning: never more than all CPUs, and the time-weighted
+  // utilisation over the run adds up to the CPU time the process really used
+  // (the slack covers the moments before the first and after the last sample
+  // and the 10 ms tick of /proc; an uneven sample spacing must not matter).
   EXPECT_GT(p["cpu_percent"]["max"].get<double>(), 5.0);
   EXPECT_LT(p["cpu_percent"]["max"].get<double>(), 100.0 * std::thread::hardware_concurrency() + 30.0);
   double used = cpu_after - cpu_before;
   double estimated = p["cpu_percent"]["mean"].get<double>() / 100.0 * j["monitor"]["duration_s"].get<double>();
-  EXPECT_NEAR(estimated, used, 0.4 * used + 0.02) << "cpu time used " << used;
+  EXPECT_NEAR(estimated, used, 0.1 * used + 0.05) << "cpu time used " << used;
   EXPECT_TRUE(j["gpu_monitor"].empty());
   EXPECT_FALSE(j["monitor"]["power_measured"].get<bool>());
   EXPECT_TRUE(j["monitor"]["cpu_energy_j"].is_null());

@@ -5,7 +5,7 @@
 # (--workers T: loader threads and torch's intra-op threads on both sides),
 # same batch sizes, CPU. C++ figure: mean of the 0.5 s slice rates after the
 # first two (short runs); Python: images/s over the timed steps after warm-up.
-# Usage: bench/compare_vision_eager.sh [THREADS]   (needs build/milarun)
+# Usage: [LOG=file] bench/compare_vision_eager.sh [THREADS]   (needs build/milarun; LOG keeps milarun's stderr)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=${1:-2}
@@ -15,7 +15,7 @@ build/milarun dataset fake_imagenet -d "$data" --scale 0.002 > /dev/null   # 200
 build/milarun dataset bsds500 -d "$data" > /dev/null                       # 200 train images
 perf_cpp() {  # workload max_count args...
   local w=$1 n=$2; shift 2
-  build/milarun run "$w" -d "$data" -- --no-cuda --max-count "$n" --workers "$T" "$@" 2>/dev/null |
+  build/milarun run "$w" -d "$data" -- --no-cuda --max-count "$n" --workers "$T" "$@" 2>>"${LOG:-/dev/null}" |
     /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin)['timings']['train']['rates'][2:]; print(f'{sum(r)/len(r):.2f}')"
 }
 perf_py() {  # script args...

@@ -1,7 +1,5 @@
 #include "data/bsds500.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -83,42 +81,29 @@ void generate_bsds500(const std::string& dataroot, const DatasetOptions& options
   if (!(options.scale > 0 && options.scale <= 1))
     throw std::invalid_argument("bsds500: --scale must be in (0, 1], got " + std::to_string(options.scale));
   if (!options.force && bsds500_present(dataroot)) return;
-  const fs::path final_dir = bsds500_dir(dataroot);
-  const std::string tmp_dir = final_dir.string() + ".partial-" + std::to_string(::getpid());
-  std::error_code ec;
-  fs::remove_all(tmp_dir, ec);
+  StagedFolder staged(bsds500_dir(dataroot), "bsds500");
 
   const Bsds500Counts counts = bsds500_counts(options.scale);
   const int64_t per_split[] = {counts.train, counts.val, counts.test};
   std::vector<std::string> paths;  // job index -> file
   for (int s = 0; s < 3; ++s) {
-    const std::string dir = tmp_dir + kImagesPath + kSplits[s];
-    fs::create_directories(dir, ec);
-    if (ec)
-      throw std::runtime_error("bsds500: cannot create " + dir + ": " + ec.message() + " (is DATAROOT writable?)");
+    const std::string sub = std::string(kImagesPath + 1) + kSplits[s];  // relative to the folder
+    staged.make_dir(sub);
+    const std::string dir = (staged.path() / sub).string();
     for (int64_t i = 0; i < per_split[s]; ++i)
       paths.push_back(dir + "/" + std::to_string(100000 + paths.size()) + ".jpg");
   }
-  try {
-    run_parallel_jobs(int64_t(paths.size()), options.threads, [&](int64_t job) {
-      thread_local JpegCodec codec;
-      thread_local std::vector<uint8_t> rgb;
-      const bool landscape = job % 3 != 2;
-      const int w = landscape ? kBsds500LongSide : kBsds500ShortSide;
-      const int h = landscape ? kBsds500ShortSide : kBsds500LongSide;
-      rgb.resize(size_t(w) * h * 3);
-      fill_scene(rgb, w, h, 0xB5D5500ull + uint64_t(job));
-      write_file_or_throw(paths[size_t(job)], codec.encode(rgb.data(), w, h, kQuality), "bsds500");
-    });
-  } catch (...) {
-    fs::remove_all(tmp_dir, ec);  // no half-written dataset is left behind
-    throw;
-  }
-
-  fs::remove_all(final_dir, ec);
-  fs::rename(tmp_dir, final_dir, ec);
-  if (ec)
-    throw std::runtime_error("bsds500: cannot rename " + tmp_dir + " to " + final_dir.string() + ": " + ec.message());
+  run_parallel_jobs(int64_t(paths.size()), options.threads, [&](int64_t job) {
+    thread_local JpegCodec codec;
+    thread_local std::vector<uint8_t> rgb;
+    const bool landscape = job % 3 != 2;
+    const int w = landscape ? kBsds500LongSide : kBsds500ShortSide;
+    const int h = landscape ? kBsds500ShortSide : kBsds500LongSide;
+    rgb.resize(size_t(w) * h * 3);
+    fill_scene(rgb, w, h, 0xB5D5500ull + uint64_t(job));
+    write_file_or_throw(paths[size_t(job)], codec.encode(rgb.data(), w, h, kQuality), "bsds500");
+  });
+  staged.publish();
   record_manifest(dataroot, kBsds500Name,
                   {{"synthetic", true},
                    {"generator", "milarun (random smooth colour fields + noise, TurboJPEG quality 90, 4:2:0)"},

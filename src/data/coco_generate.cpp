@@ -1,7 +1,6 @@
 // Synthetic COCO: image sizes and boxes drawn from distributions shaped like
 // COCO 2017's, JPEGs whose content shows the boxes (one colour per category
 // over a noisy gradient), annotation files in the real JSON format.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -172,14 +171,8 @@ void generate_coco(const std::string& dataroot, const DatasetOptions& options) {
   if (!(options.scale > 0 && options.scale <= 1))
     throw std::invalid_argument("coco: --scale must be in (0, 1], got " + std::to_string(options.scale));
   if (!options.force && coco_present(dataroot)) return;
-  const fs::path final_dir = coco_dir(dataroot);
-  const fs::path tmp_dir = final_dir.string() + ".partial-" + std::to_string(::getpid());
-  std::error_code ec;
-  fs::remove_all(tmp_dir, ec);
-  for (const char* sub : {"train2017", "val2017", "annotations"}) {
-    fs::create_directories(tmp_dir / sub, ec);
-    if (ec) throw std::runtime_error("coco: cannot create " + (tmp_dir / sub).string() + ": " + ec.message());
-  }
+  StagedFolder staged(coco_dir(dataroot), "coco", {"train2017", "val2017", "annotations"});
+  const fs::path& tmp_dir = staged.path();
 
   const CocoCounts counts = coco_counts(options.scale);
   struct Split {
@@ -197,25 +190,16 @@ void generate_coco(const std::string& dataroot, const DatasetOptions& options) {
   }
 
   const int64_t total = counts.train + counts.val;
-  try {
-    run_parallel_jobs(total, options.threads, [&](int64_t job) {
-      thread_local JpegCodec codec;  // one TurboJPEG handle per generator thread
-      thread_local std::vector<uint8_t> rgb;
-      const Split& s = job < counts.train ? splits[0] : splits[1];
-      const GenImage& g = s.images[size_t(job < counts.train ? job : job - counts.train)];
-      render(g, uint64_t(g.id), rgb);
-      write_text(tmp_dir / (std::string(s.name) + "2017") / file_name(g.id),
-                 codec.encode(rgb.data(), g.w, g.h, kQuality));
-    });
-  } catch (...) {
-    fs::remove_all(tmp_dir, ec);
-    throw;
-  }
-  fs::remove_all(final_dir, ec);
-  fs::rename(tmp_dir, final_dir, ec);
-  if (ec)
-    throw std::runtime_error("coco: cannot rename " + tmp_dir.string() + " to " + final_dir.string() + ": " +
-                             ec.message());
+  run_parallel_jobs(total, options.threads, [&](int64_t job) {
+    thread_local JpegCodec codec;  // one TurboJPEG handle per generator thread
+    thread_local std::vector<uint8_t> rgb;
+    const Split& s = job < counts.train ? splits[0] : splits[1];
+    const GenImage& g = s.images[size_t(job < counts.train ? job : job - counts.train)];
+    render(g, uint64_t(g.id), rgb);
+    write_text(tmp_dir / (std::string(s.name) + "2017") / file_name(g.id),
+               codec.encode(rgb.data(), g.w, g.h, kQuality));
+  });
+  staged.publish();
   record_manifest(dataroot, "coco",
                   {{"synthetic", true},
                    {"generator", "milarun (COCO-shaped sizes and boxes, category-coloured patches, JPEG quality 85)"},

@@ -1,7 +1,6 @@
 #include "data/fake_imagenet.hpp"
 
 #include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -73,11 +72,9 @@ bool fake_imagenet_present(const std::string& dataroot) {
 void generate_fake_imagenet(const std::string& dataroot, const DatasetOptions& options) {
   if (!(options.scale > 0 && options.scale <= 1))
     throw std::invalid_argument("fake_imagenet: --scale must be in (0, 1], got " + std::to_string(options.scale));
-  const fs::path final_dir = fake_imagenet_dir(dataroot);
   if (!options.force && fake_imagenet_present(dataroot)) return;
-  const fs::path tmp_dir = final_dir.string() + ".partial-" + std::to_string(::getpid());
-  std::error_code ec;
-  fs::remove_all(tmp_dir, ec);
+  StagedFolder staged(fake_imagenet_dir(dataroot), "fake_imagenet");
+  const fs::path& tmp_dir = staged.path();
 
   const FakeImagenetCounts counts = fake_imagenet_counts(options.scale);
   const std::vector<Split> splits = {{"train", counts.train, 1}, {"val", counts.val, 2}, {"test", counts.test, 3}};
@@ -87,38 +84,23 @@ void generate_fake_imagenet(const std::string& dataroot, const DatasetOptions& o
   for (const auto& s : splits) {
     offsets.push_back(total);
     total += s.count;
-    for (int64_t c = 0; c < std::min<int64_t>(s.count, kFakeImagenetClasses); ++c) {
-      fs::create_directories(tmp_dir / s.name / std::to_string(c), ec);
-      if (ec)
-        throw std::runtime_error("fake_imagenet: cannot create " + (tmp_dir / s.name).string() + ": " + ec.message() +
-                                 " (is DATAROOT writable?)");
-    }
+    for (int64_t c = 0; c < std::min<int64_t>(s.count, kFakeImagenetClasses); ++c)
+      staged.make_dir(fs::path(s.name) / std::to_string(c));
   }
 
-  try {
-    run_parallel_jobs(total, options.threads, [&](int64_t job) {
-      thread_local JpegCodec codec;
-      thread_local std::vector<uint8_t> pixels(size_t(kFakeImagenetSide) * kFakeImagenetSide * 3);
-      size_t k = splits.size() - 1;
-      while (job < offsets[k]) --k;
-      const int64_t i = job - offsets[k];
-      fill_noise(pixels, splits[k].seed * 0x100000000ull + uint64_t(i));
-      std::string jpeg = codec.encode(pixels.data(), kFakeImagenetSide, kFakeImagenetSide, kFakeImagenetQuality);
-      write_file_or_throw(
-          (tmp_dir / splits[k].name / std::to_string(i % kFakeImagenetClasses) / (std::to_string(i) + ".jpeg"))
-              .string(),
-          jpeg, "fake_imagenet");
-    });
-  } catch (...) {
-    fs::remove_all(tmp_dir, ec);
-    throw;
-  }
-
-  fs::remove_all(final_dir, ec);
-  fs::rename(tmp_dir, final_dir, ec);
-  if (ec)
-    throw std::runtime_error("fake_imagenet: cannot rename " + tmp_dir.string() + " to " + final_dir.string() + ": " +
-                             ec.message());
+  run_parallel_jobs(total, options.threads, [&](int64_t job) {
+    thread_local JpegCodec codec;
+    thread_local std::vector<uint8_t> pixels(size_t(kFakeImagenetSide) * kFakeImagenetSide * 3);
+    size_t k = splits.size() - 1;
+    while (job < offsets[k]) --k;
+    const int64_t i = job - offsets[k];
+    fill_noise(pixels, splits[k].seed * 0x100000000ull + uint64_t(i));
+    std::string jpeg = codec.encode(pixels.data(), kFakeImagenetSide, kFakeImagenetSide, kFakeImagenetQuality);
+    write_file_or_throw(
+        (tmp_dir / splits[k].name / std::to_string(i % kFakeImagenetClasses) / (std::to_string(i) + ".jpeg")).string(),
+        jpeg, "fake_imagenet");
+  });
+  staged.publish();
   record_manifest(dataroot, "fake_imagenet",
                   {{"synthetic", true},
                    {"generator", "milarun (random-noise JPEGs, TurboJPEG quality 75, 4:2:0)"},

@@ -149,13 +149,15 @@ bool make_dirs(const std::string& path) {
 }
 
 std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const std::string& log_dir,
-                                    double kill_grace_s) {
+                                    double kill_grace_s, double group_grace_s) {
   make_dirs(log_dir);
   std::vector<ProcessResult> res(specs.size());
   std::vector<pid_t> pids(specs.size(), -1);
   std::vector<Clock::time_point> start(specs.size());
   std::vector<double> term_at(specs.size(), -1.0);  // seconds since start when SIGTERM was sent
   std::vector<bool> killed(specs.size(), false);
+  std::vector<double> group_stop_at(specs.size(), -1.0);  // seconds since start; -1 = no group member failed
+  std::vector<int> failed_peer(specs.size(), -1);
   std::vector<std::optional<uint64_t>> oom_before(specs.size());
   std::size_t running = 0;
   const pid_t self = getpid();
@@ -192,6 +194,12 @@ std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const
         res[i].oom_killed = !res[i].ok() && oom_before[i] && oom_after && *oom_after > *oom_before[i];
         pids[i] = -1;
         --running;
+        if (!res[i].ok() && !specs[i].group.empty())
+          for (std::size_t j = 0; j < specs.size(); ++j)
+            if (pids[j] >= 0 && specs[j].group == specs[i].group && group_stop_at[j] < 0) {
+              group_stop_at[j] = since(start[j]) + group_grace_s;
+              failed_peer[j] = static_cast<int>(i);
+            }
         continue;
       }
       double t = since(start[i]);
@@ -201,6 +209,10 @@ std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const
         ::kill(-pids[i], SIGTERM);
       } else if (term_at[i] < 0 && t > specs[i].timeout_s) {
         res[i].timed_out = true;
+        term_at[i] = t;
+        ::kill(-pids[i], SIGTERM);
+      } else if (term_at[i] < 0 && group_stop_at[i] >= 0 && t > group_stop_at[i]) {
+        res[i].stopped_for = failed_peer[i];
         term_at[i] = t;
         ::kill(-pids[i], SIGTERM);
       } else if (term_at[i] >= 0 && !killed[i] && t > term_at[i] + kill_grace_s) {

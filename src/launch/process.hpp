@@ -27,6 +27,9 @@ struct ProcessSpec {
   std::string name;                        // "standard.vae"
   std::string job_id;                      // "0.1"
   std::string device;                      // device id(s) it uses, for reports; "" = none
+  // Processes of one wave with the same non-empty group are one job (the
+  // ranks of a data-parallel run): when one fails, the others are stopped.
+  std::string group;
 };
 
 struct ProcessResult {
@@ -38,7 +41,8 @@ struct ProcessResult {
   bool oom_killed = false;   // failed while its cgroup's OOM-kill count went up
   bool interrupted = false;  // stopped because the orchestrator got SIGINT/SIGTERM/SIGHUP
   std::string log_path;      // where its stdout+stderr went
-  bool ok() const { return started && signal == 0 && exit_code == 0 && !timed_out && !interrupted; }
+  int stopped_for = -1;      // index in the wave of the group member whose failure got it stopped; -1 = none
+  bool ok() const { return started && signal == 0 && exit_code == 0 && !timed_out && !interrupted && stopped_for < 0; }
 };
 
 // "<log_dir>/<name>.J<job_id>.log".
@@ -54,9 +58,13 @@ std::string log_path_for(const std::string& log_dir, const ProcessSpec& s);
 // every child once interrupt_signal() (launch/interrupt.hpp) is set. A child
 // dies with SIGKILL when the orchestrator dies (PR_SET_PDEATHSIG), so even a
 // `kill -9` of `milarun jobs` leaves no run behind.
+// When a process with a non-empty ProcessSpec::group fails, every other
+// member of that group still running has group_grace_s to end by itself
+// (so it can record its own error), then gets SIGTERM and SIGKILL as above
+// and ProcessResult::stopped_for names the one that failed.
 // Results are in spec order. Exec failure shows as exit code 127.
 std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const std::string& log_dir,
-                                    double kill_grace_s = 5.0);
+                                    double kill_grace_s = 5.0, double group_grace_s = 10.0);
 
 // Runs `command` with /bin/sh -c, output inherited; returns its exit status
 // (128+signal when killed, -1 when it could not start).

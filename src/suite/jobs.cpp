@@ -267,11 +267,11 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
         continue;
       }
       ++failures;
-      log << fmt::format("{} J{} FAIL {:.1f}s ({}; log: {})\n", s.name, s.job_id, r.wall_s, failure_text(r, s),
-                         r.log_path);
+      auto doc = failure_result(plan.waves[w], results, i);
+      log << fmt::format("{} J{} FAIL {:.1f}s ({}; log: {})\n", s.name, s.job_id, r.wall_s,
+                         doc["error"].get<std::string>(), r.log_path);
       if (!has_result_file(o.outdir, s.name, s.job_id, wave_start)) {
         try {
-          auto doc = failure_result(s, r);
           if (is_secondary_rank(s)) doc["subjob"] = true;  // the group's failure is rank 0's (plan.hpp)
           write_json_atomic(o.outdir + "/" + result_file_name(s.name, s.job_id, true), doc);
         } catch (const std::exception& e) {

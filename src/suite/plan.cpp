@@ -125,6 +125,7 @@ JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
             s.env["RANK"] = std::to_string(d);
             s.env["WORLD_SIZE"] = std::to_string(k);
             s.env["LOCAL_RANK"] = std::to_string(d);
+            s.group = s.name + ".J" + rep;  // a dead rank stops the others (run_wave)
             wave.push_back(std::move(s));
           }
           add_wave(std::move(wave));

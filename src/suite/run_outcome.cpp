@@ -62,6 +62,7 @@ std::string failure_kind(const ProcessResult& r) {
   if (r.interrupted) return r.started ? "interrupted" : "not_started";
   if (!r.started) return "not_started";
   if (r.timed_out) return "timeout";
+  if (r.stopped_for >= 0) return "group_member_failed";
   if (r.oom_killed) return "oom";
   if (r.signal != 0) return "signal";
   if (r.exit_code == 2) return "bad_input";  // milarun run: unknown experiment or argument, nothing ran
@@ -73,6 +74,7 @@ std::string failure_text(const ProcessResult& r, const ProcessSpec& s) {
   if (r.interrupted) return "interrupted: the suite got a stop signal and stopped this run";
   if (!r.started) return "could not start";
   if (r.timed_out) return fmt::format("timeout after {} s", seconds_string(s.timeout_s));
+  if (r.stopped_for >= 0) return "stopped: another process of its group failed";
   if (r.oom_killed) return fmt::format("out of memory: killed by the OOM killer of its cgroup ({})", s.cgroup);
   if (r.signal != 0) return fmt::format("killed by signal {}", r.signal);
   if (r.exit_code == 2) return "exit code 2: bad input (see the run's log)";
@@ -92,6 +94,19 @@ nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r) {
   doc["wall_time"] = r.wall_s;
   if (!r.log_path.empty()) doc["log"] = r.log_path;
   if (!spec.isolation.record.empty()) doc["isolation"] = nlohmann::json::parse(spec.isolation.record, nullptr, false);
+  return doc;
+}
+
+nlohmann::json failure_result(const std::vector<ProcessSpec>& wave, const std::vector<ProcessResult>& results,
+                              std::size_t i) {
+  auto doc = failure_result(wave.at(i), results.at(i));
+  const int p = results[i].stopped_for;
+  if (p >= 0 && static_cast<std::size_t>(p) < wave.size() && static_cast<std::size_t>(p) != i) {
+    doc["failure_kind"] = failure_kind(results[p]);
+    doc["error"] = fmt::format("stopped: {} J{} of its group failed first ({})", wave[p].name, wave[p].job_id,
+                               failure_text(results[p], wave[p]));
+    doc["failed_group_member"] = wave[p].job_id;
+  }
   return doc;
 }
 

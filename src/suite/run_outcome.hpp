@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "launch/process.hpp"
 
@@ -22,6 +23,13 @@ std::string failure_text(const ProcessResult& r, const ProcessSpec& s);
 // The failure result document for a process that left no result file.
 // `device` "" gives null.
 nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r);
+
+// The same for process i of a wave (specs and results in wave order). A
+// process stopped because another of its group failed (stopped_for) reports
+// that one's failure: its kind, and an error naming its job id, so a group's
+// result (rank 0's) says why the group failed.
+nlohmann::json failure_result(const std::vector<ProcessSpec>& wave, const std::vector<ProcessResult>& results,
+                              std::size_t i);
 
 // Whether outdir holds a result file "<name>.J<job_id>.*.json" modified at
 // or after `since_epoch_s` (seconds since the epoch).

@@ -1,13 +1,12 @@
 #include <gtest/gtest.h>
-
 #include <stdlib.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "scratch_dir.hpp"
 #include "launch/devices.hpp"
 #include "launch/process.hpp"
+#include "scratch_dir.hpp"
 
 using namespace milabench;
 
@@ -122,4 +121,40 @@ TEST(Devices, PartitionCpus) {
   EXPECT_EQ(p[2], (std::vector<int>{4, 5}));
   EXPECT_THROW(partition_cpus({0, 1}, 3), std::runtime_error);
   EXPECT_EQ(cpu_list_string({0, 1, 2, 5, 7, 8}), "0-2,5,7-8");
+}
+
+// Ranks of one data-parallel run: one dies, the survivor (blocked, as a rank
+// waiting for a dead peer would be) is stopped after the group grace and says
+// who got it stopped; a process outside the group is left alone.
+TEST(Launch, AFailedGroupMemberStopsTheRestOfItsGroupOnly) {
+  auto dir = tmpdir();
+  auto rank0 = sh("sleep 30", "t.g");
+  auto rank1 = sh("sleep 0.2; kill -KILL $$", "t.g");
+  rank1.job_id = "0-rank1";
+  auto other = sh("sleep 1.5", "t.other");
+  rank0.group = rank1.group = "t.g.J0";
+  auto r = run_wave({rank0, rank1, other}, dir, 1.0, 0.5);
+  EXPECT_EQ(r[1].signal, SIGKILL);
+  EXPECT_EQ(r[1].stopped_for, -1);
+  EXPECT_EQ(r[0].stopped_for, 1);
+  EXPECT_EQ(r[0].signal, SIGTERM);
+  EXPECT_FALSE(r[0].ok());
+  EXPECT_LT(r[0].wall_s, 10.0);  // not the 30 s it would have slept
+  EXPECT_TRUE(r[2].ok()) << "outside the group: runs to its end";
+}
+
+// A group whose members all succeed is not disturbed; a member that fails on
+// its own within the grace keeps its own outcome.
+TEST(Launch, GroupMembersThatEndWithinTheGraceKeepTheirOwnOutcome) {
+  auto dir = tmpdir();
+  auto a = sh("sleep 0.1; exit 3", "t.h");
+  auto b = sh("sleep 0.4; exit 4", "t.h");
+  b.job_id = "0-rank1";
+  a.group = b.group = "t.h.J0";
+  auto r = run_wave({a, b}, dir, 1.0, 5.0);
+  EXPECT_EQ(r[0].exit_code, 3);
+  EXPECT_EQ(r[1].exit_code, 4);
+  EXPECT_EQ(r[1].stopped_for, -1);
+  auto ok = run_wave({sh("exit 0", "t.i"), sh("sleep 0.2", "t.i")}, dir, 1.0, 0.1);
+  EXPECT_TRUE(ok[0].ok() && ok[1].ok());
 }

@@ -53,6 +53,26 @@ TEST(RunOutcome, EachWayOfFailingHasItsKind) {
   EXPECT_FALSE(intr.ok());
 }
 
+TEST(RunOutcome, AStoppedRankReportsTheRankWhoseFailureStoppedIt) {
+  ProcessSpec r0, r1;
+  r0.name = r1.name = "p.scaling.2";
+  r0.job_id = "0";
+  r1.job_id = "0-rank1";
+  ProcessResult died = exited(0), stopped = exited(0);
+  died.signal = SIGKILL;
+  stopped.signal = SIGTERM;
+  stopped.stopped_for = 1;
+  EXPECT_EQ(failure_kind(stopped), "group_member_failed");
+  auto doc = failure_result({r0, r1}, {stopped, died}, 0);
+  EXPECT_EQ(doc["job_id"], "0");
+  EXPECT_EQ(doc["failure_kind"], "signal") << "the root cause, not the stop";
+  EXPECT_EQ(doc["failed_group_member"], "0-rank1");
+  EXPECT_EQ(doc["error"], "stopped: p.scaling.2 J0-rank1 of its group failed first (killed by signal 9)");
+  auto own = failure_result({r0, r1}, {stopped, died}, 1);
+  EXPECT_EQ(own["failure_kind"], "signal");
+  EXPECT_FALSE(own.contains("failed_group_member"));
+}
+
 TEST(RunOutcome, ExistingResultsAreKeyedByNameAndJobIdAndASuccessWins) {
   std::string d = test::scratch_dir("outcome");
   write_file(d + "/cpu.toy_reg.J0.1.20260101-000000-000001.json", R"({"success": true})");

@@ -57,4 +57,37 @@ assert s['tiny.scaling.2']['failures'] == 0
 "$MILARUN" report out > report.txt || fail "report"
 grep -q "tiny.scaling.1" report.txt && grep -q "tiny.scaling.2" report.txt || fail "report: $(cat report.txt)"
 
+# Rank 1 of scaling.2 dies at start while rank 0 waits for it (default
+# --dist-timeout: 600 s). jobs stops rank 0 10 s later; the group's result
+# (rank 0's) gives rank 1's failure kind and names it; rank 1's file is a
+# subjob; the summary counts one failed group of kind signal. (The test
+# names come from the profile's file name: dies.json -> dies.scaling.K.)
+python3 - tiny.json > dies.json <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["scaling"]["exec_prefix"] = ["sh", "-c", '[ "$RANK" = 1 ] && kill -KILL $$; exec "$@"', "sh"]
+del p["scaling"]["arguments"]["--dist-timeout"]
+print(json.dumps(p))
+PY
+rc=0; start=$(date +%s)
+"$MILARUN" jobs dies.json -d "$work/data" -o dies --devices 2 > dies.log 2>&1 || rc=$?
+[ $rc = 1 ] || fail "a dead rank should fail the jobs run, got $rc: $(cat dies.log)"
+[ $(( $(date +%s) - start )) -lt 300 ] || fail "the group hung after its rank died: $(cat dies.log)"
+python3 - dies <<'PY' || fail "dead rank results: $(cat dies.log)"
+import json, glob, sys
+d = sys.argv[1]
+(r0,) = [json.load(open(f)) for f in glob.glob(d + "/dies.scaling.2.J0.FAIL.*.json")]
+assert r0["failure_kind"] == "signal" and r0["failed_group_member"] == "0-rank1", r0
+assert "J0-rank1 of its group failed first (killed by signal 9)" in r0["error"], r0["error"]
+(r1,) = [json.load(open(f)) for f in glob.glob(d + "/dies.scaling.2.J0-rank1.FAIL.*.json")]
+assert r1["subjob"] is True and r1["failure_kind"] == "signal", r1
+assert glob.glob(d + "/dies.scaling.1.J0.2*.json"), "scaling.1 (rank 0 only) should succeed"
+PY
+"$MILARUN" summary dies -o dies.sum.json || fail "summary of the failed run"
+python3 -c "
+import json; s = json.load(open('dies.sum.json'))
+g = s['dies.scaling.2']
+assert g['n'] == 1 and g['failures'] == 1 and g['failure_kinds'] == {'signal': 1}, g
+assert s['dies.scaling.1']['failures'] == 0
+" || fail "failed group summary: $(cat dies.sum.json)"
 echo "scaling_cli_test: OK"

@@ -30,28 +30,45 @@ ImageInput::ImageInput(Session& session, const ImageInputOptions& o)
 ImageInput::ImageInput(Session& session, const ImageInputOptions& o, std::shared_ptr<const ImageTransform> transform,
                        bool shuffle)
     : session_(session) {
-  if (o.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1, got " + std::to_string(o.batch_size));
-  if (o.workers < 1) throw std::invalid_argument("--workers must be >= 1, got " + std::to_string(o.workers));
+  apply_loader_flags(o.batch_size, o.workers);
   if (o.image_size < 8) throw std::invalid_argument("--image-size must be >= 8, got " + std::to_string(o.image_size));
-  torch::set_num_threads(o.workers);
   ImageFolder folder = open_image_dataset(o.dataset, session.dataroot(), "train");
   classes_ = int64_t(folder.classes.size());
-  provenance_ = dataset_provenance(session.dataroot(), image_dataset_name(o.dataset));
-  provenance_["images"] = folder.samples.size();
-  provenance_["classes"] = classes_;
-  session.set_dataset(provenance_);
-  session.set_metric("images_skipped", 0);
-
-  ImageLoaderOptions lo;
-  lo.batch_size = o.batch_size;
-  lo.workers = o.workers;
-  lo.pin_memory = session.device().is_cuda();
-  lo.shuffle = shuffle;
-  lo.seed = uint64_t(torch::randint(0, int64_t(1) << 62, {1}, torch::kInt64).item<int64_t>());
-  loader_ = std::make_unique<ImageLoader>(std::move(folder.samples), std::move(transform), lo);
+  nlohmann::json provenance = dataset_provenance(session.dataroot(), image_dataset_name(o.dataset));
+  provenance["images"] = folder.samples.size();
+  provenance["classes"] = classes_;
+  feed_ = std::make_unique<SessionImageFeed>(session, std::move(provenance), std::move(folder.samples),
+                                             std::move(transform), o.batch_size, o.workers, shuffle);
 }
 
 std::pair<torch::Tensor, torch::Tensor> ImageInput::next() {
+  ImageBatch b = feed_->next();
+  const bool non_blocking = session_.device().is_cuda();
+  return {b.images.to(session_.device(), non_blocking), b.labels.to(session_.device(), non_blocking)};
+}
+
+void apply_loader_flags(int64_t batch_size, int workers) {
+  if (batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1, got " + std::to_string(batch_size));
+  if (workers < 1) throw std::invalid_argument("--workers must be >= 1, got " + std::to_string(workers));
+  torch::set_num_threads(workers);
+}
+
+SessionImageFeed::SessionImageFeed(Session& session, nlohmann::json provenance, std::vector<ImageSample> samples,
+                                   std::shared_ptr<const ImageTransform> transform, int64_t batch_size, int workers,
+                                   bool shuffle)
+    : session_(session), provenance_(std::move(provenance)) {
+  session.set_dataset(provenance_);
+  session.set_metric("images_skipped", 0);
+  ImageLoaderOptions lo;
+  lo.batch_size = batch_size;
+  lo.workers = workers;
+  lo.pin_memory = session.device().is_cuda();
+  lo.shuffle = shuffle;
+  lo.seed = uint64_t(torch::randint(0, int64_t(1) << 62, {1}, torch::kInt64).item<int64_t>());
+  loader_ = std::make_unique<ImageLoader>(std::move(samples), std::move(transform), lo);
+}
+
+ImageBatch SessionImageFeed::next() {
   ImageBatch b = loader_->next();
   const int64_t skipped = loader_->skipped();
   if (skipped != skipped_seen_) {
@@ -60,8 +77,7 @@ std::pair<torch::Tensor, torch::Tensor> ImageInput::next() {
     provenance_["last_skipped"] = loader_->last_skip();
     session_.set_dataset(provenance_);
   }
-  const bool non_blocking = session_.device().is_cuda();
-  return {b.images.to(session_.device(), non_blocking), b.labels.to(session_.device(), non_blocking)};
+  return b;
 }
 
 }  // namespace milabench

@@ -8,12 +8,11 @@
 #include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
-
-#include <nlohmann/json.hpp>
+#include <vector>
 
 #include "data/image_loader.hpp"
 #include "data/image_transform.hpp"
@@ -25,13 +24,36 @@ class Session;
 struct ImageInputOptions {
   std::string dataset = "milarun.datasets:fake_imagenet";
   int64_t batch_size = 256;
-  int workers = 8;        // loader threads, and torch's intra-op threads as the original's init_torch
-  int image_size = 224;   // RandomResizedCrop output side (ours: small values make CPU tests fast)
+  int workers = 8;       // loader threads, and torch's intra-op threads as the original's init_torch
+  int image_size = 224;  // RandomResizedCrop output side (ours: small values make CPU tests fast)
 };
 
 // Registers the four flags on `app`, with `options`' values as defaults
 // (--image-size only when `image_size_flag`: reso's original has none).
 void add_image_input_options(CLI::App& app, ImageInputOptions& options, bool image_size_flag = true);
+
+// Checks --batch-size and --workers (std::invalid_argument naming the flag)
+// and sets torch's intra-op thread count to `workers`, as the originals'
+// init_torch did.
+void apply_loader_flags(int64_t batch_size, int workers);
+
+// An ImageLoader that feeds a session: started with pinned host batches on
+// CUDA and a seed from torch's generator; records `provenance` as the
+// session's dataset and keeps the "images_skipped" metric (and the
+// provenance's "last_skipped") current as batches are taken.
+class SessionImageFeed {
+ public:
+  SessionImageFeed(Session& session, nlohmann::json provenance, std::vector<ImageSample> samples,
+                   std::shared_ptr<const ImageTransform> transform, int64_t batch_size, int workers, bool shuffle);
+  ImageBatch next();  // on the host
+  int64_t skipped() const { return loader_->skipped(); }
+
+ private:
+  Session& session_;
+  nlohmann::json provenance_;
+  std::unique_ptr<ImageLoader> loader_;
+  int64_t skipped_seen_ = 0;
+};
 
 class ImageInput {
  public:
@@ -45,14 +67,12 @@ class ImageInput {
   // (images [B, sample shape...] float, labels [B] int64) on the session's device.
   std::pair<torch::Tensor, torch::Tensor> next();
   int64_t classes() const { return classes_; }
-  int64_t skipped() const { return loader_->skipped(); }
+  int64_t skipped() const { return feed_->skipped(); }
 
  private:
   Session& session_;
-  std::unique_ptr<ImageLoader> loader_;
-  nlohmann::json provenance_;
+  std::unique_ptr<SessionImageFeed> feed_;
   int64_t classes_ = 0;
-  int64_t skipped_seen_ = 0;
 };
 
 }  // namespace milabench

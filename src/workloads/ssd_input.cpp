@@ -10,6 +10,7 @@
 #include "data/coco.hpp"
 #include "data/dataset.hpp"
 #include "data/manifest.hpp"
+#include "workloads/image_input.hpp"
 #include "workloads/session.hpp"
 
 namespace milabench {
@@ -110,13 +111,11 @@ SsdBatch unpack_ssd_batch(const torch::Tensor& rows, int64_t d) {
 }
 
 SsdInput::SsdInput(Session& session, const std::string& dataset, int64_t batch_size, int workers) : session_(session) {
-  if (batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1, got " + std::to_string(batch_size));
-  if (workers < 1) throw std::invalid_argument("--workers must be >= 1, got " + std::to_string(workers));
+  apply_loader_flags(batch_size, workers);
   const DatasetInfo* info = find_dataset(dataset);
   if (!info || info->name != "coco")
     throw std::invalid_argument("--dataset " + dataset +
                                 " is not a detection dataset ssd reads (use milarun.datasets:coco)");
-  torch::set_num_threads(workers);
   CocoSet coco = read_coco(session.dataroot(), "train");
   labels_ = coco.labels();
 
@@ -137,30 +136,16 @@ SsdInput::SsdInput(Session& session, const std::string& dataset, int64_t batch_s
     throw std::runtime_error("COCO annotation file " + coco.annotation_file +
                              ": no image has a box; run: " + dataset_command("coco", session.dataroot()));
 
-  provenance_ = dataset_provenance(session.dataroot(), "coco");
-  provenance_["images"] = samples.size();
-  provenance_["boxes"] = coco.annotations;
-  session.set_dataset(provenance_);
-  session.set_metric("images_skipped", 0);
-
-  ImageLoaderOptions lo;
-  lo.batch_size = batch_size;
-  lo.workers = workers;
-  lo.pin_memory = session.device().is_cuda();
-  lo.seed = uint64_t(torch::randint(0, int64_t(1) << 62, {1}, torch::kInt64).item<int64_t>());
+  nlohmann::json provenance = dataset_provenance(session.dataroot(), "coco");
+  provenance["images"] = samples.size();
+  provenance["boxes"] = coco.annotations;
   auto transform = std::make_shared<SsdTransform>(annotations, ssd300_default_boxes());
-  loader_ = std::make_unique<ImageLoader>(std::move(samples), transform, lo);
+  feed_ = std::make_unique<SessionImageFeed>(session, std::move(provenance), std::move(samples), std::move(transform),
+                                             batch_size, workers, /*shuffle=*/true);
 }
 
 SsdBatch SsdInput::next() {
-  ImageBatch b = loader_->next();
-  const int64_t skipped = loader_->skipped();
-  if (skipped != skipped_seen_) {
-    skipped_seen_ = skipped;
-    session_.set_metric("images_skipped", skipped);
-    provenance_["last_skipped"] = loader_->last_skip();
-    session_.set_dataset(provenance_);
-  }
+  ImageBatch b = feed_->next();
   // One copy of the packed rows (pinned on CUDA), unpacked on the device.
   const torch::Tensor rows = b.images.to(session_.device(), /*non_blocking=*/session_.device().is_cuda());
   SsdBatch d = unpack_ssd_batch(rows, ssd300_default_boxes().size());

@@ -15,6 +15,7 @@
 #include "data/image_loader.hpp"
 #include "data/image_transform.hpp"
 #include "models/ssd_boxes.hpp"
+#include "workloads/image_input.hpp"
 
 namespace milabench {
 
@@ -70,10 +71,8 @@ class SsdInput {
 
  private:
   Session& session_;
-  std::unique_ptr<ImageLoader> loader_;
-  nlohmann::json provenance_;
+  std::unique_ptr<SessionImageFeed> feed_;
   int64_t labels_ = 0;
-  int64_t skipped_seen_ = 0;
 };
 
 }  // namespace milabench

@@ -20,7 +20,7 @@ build/milarun dataset bsds500 -d "$data" > /dev/null                       # 200
 perf_cpp() {  # workload max_count args...
   local w=$1 n=$2; shift 2
   build/milarun run "$w" -d "$data" -- --no-cuda --max-count "$n" --workers "$T" "$@" 2>>"${LOG:-/dev/null}" |
-    /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin)['timings']['train']['rates']; assert len(r) >= 22, len(r); w=r[-20:-2]; print(f'{sum(w)/len(w):.2f}')"
+    /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin)['timings']['train']['rates']; assert len(r) >= 22, f'$w: only {len(r)} slices, raise its max count in this script'; w=r[-20:-2]; print(f'{sum(w)/len(w):.2f}')"
 }
 perf_py() {  # script args...
   local s=$1; shift
@@ -40,6 +40,6 @@ row() {  # name settings cpp_max_count "cpp args" "py args"
   echo "| $1 | $2 | ${cs[*]}; **$c** | ${ps[*]}; **$p** | $(/usr/bin/python3 -c "print(f'{$c/$p:.2f}')") |"
 }
 row dcgan "batch 32, 64x64" 960 "--batch-size 32" "--batch-size 32 --steps 20 --warmup 3"
-row reso "batch 16, crop 256, r 2" 480 "--batch-size 16" "--batch-size 16 --steps 20 --warmup 3"
-row fast_style "batch 8, 64x64, style 64" 320 "--batch-size 8 --image-size 64 --style-size 64" \
+row reso "batch 16, crop 256, r 2" 1600 "--batch-size 16" "--batch-size 16 --steps 20 --warmup 3"
+row fast_style "batch 8, 64x64, style 64" 640 "--batch-size 8 --image-size 64 --style-size 64" \
   "--batch-size 8 --image-size 64 --style-size 64 --steps 30 --warmup 3"

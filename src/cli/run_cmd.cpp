@@ -13,6 +13,7 @@
 #include <regex>
 
 #include "data/data_error.hpp"
+#include "launch/malloc_policy.hpp"
 #include "launch/process.hpp"
 #include "measure/progress.hpp"
 #include "measure/rate_meter.hpp"
@@ -112,6 +113,17 @@ int run_experiment(const RunOptions& opts) {
     return 2;
   }
 
+  // Before the workload allocates anything large (launch/malloc_policy.hpp).
+  std::string malloc_error;
+  const auto malloc_policy =
+      choose_malloc_policy(std::getenv("MILARUN_MALLOC"), std::getenv("GLIBC_TUNABLES"), &malloc_error);
+  if (!malloc_policy) {
+    std::cerr << "milarun run: " << malloc_error << "\n";
+    return 2;
+  }
+  if (!apply_malloc_policy(*malloc_policy, &malloc_error))
+    std::cerr << "milarun run: warning: " << malloc_error << "; running with glibc's allocator defaults\n";
+
   std::string name = opts.experiment_name.empty() ? info->name : opts.experiment_name;
   std::string dataroot = opts.dataroot;
   if (dataroot.empty())
@@ -144,6 +156,7 @@ int run_experiment(const RunOptions& opts) {
   auto inv = machine_inventory();
   inv["libtorch_version"] = TORCH_VERSION;
   inv["torch_threads"] = torch::get_num_threads();
+  inv["malloc"] = malloc_record(*malloc_policy);
   result["hostname"] = inv["hostname"];
   result["inventory"] = inv;
   const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");

@@ -9,6 +9,12 @@ fail() { echo "FAIL: $*"; exit 1; }
 "$MILARUN" run milabench.models.polynome:main -d "$work" -- --poly-degree 6 --batch-size 1024 --max-count 1_000_000 \
   > "$work/out.json" || fail "seed example"
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success'] and r['timings']['train']['count']>=1000000 and r['model']['parameters']==7, r" "$work/out.json"
+# The allocator policy is applied and recorded; an unknown one is refused before the run.
+python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['inventory']['malloc']; assert m['policy']=='heap', m" "$work/out.json"
+MILARUN_MALLOC=system "$MILARUN" run polynome -- --max-count 1000 > "$work/sys.json" || fail "MILARUN_MALLOC=system"
+python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['inventory']['malloc']; assert m['policy']=='system', m" "$work/sys.json"
+rm=0; MILARUN_MALLOC=tcmalloc "$MILARUN" run polynome -- --max-count 1000 > /dev/null 2> "$work/em" || rm=$?
+[ $rm = 2 ] && grep -q "MILARUN_MALLOC=tcmalloc is not a malloc policy" "$work/em" || fail "bad MILARUN_MALLOC: rc $rm"
 
 "$MILARUN" run polynome -o "$work/res/" --experiment-name t.toy --job-id 0.0 -- --max-count 5000
 f=$(ls "$work"/res/t.toy.J0.0.2*.json) || fail "no result file in dir"

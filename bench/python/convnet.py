@@ -8,7 +8,7 @@ CPU only (this is the speed reference for the C++ build on the same machine).
 Prints one line: images/s over the timed steps (after --warmup steps).
 
   /usr/bin/python3 bench/python/convnet.py --dataroot DATA --arch resnet18 \
-      --batch-size 16 --workers 2 --image-size 224 --steps 30
+      --batch-size 16 --workers 2 --image-size 224 --steps 30 [--bf16]
 """
 import argparse
 import os
@@ -31,6 +31,7 @@ def main():
     p.add_argument("--image-size", type=int, default=224)
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=5)
+    p.add_argument("--bf16", action="store_true", help="bfloat16 autocast (what `convnet --half` does on CPU)")
     a = p.parse_args()
 
     torch.manual_seed(1234)
@@ -55,7 +56,8 @@ def main():
         for x, y in loader:
             if step == a.warmup:
                 start = time.perf_counter()
-            loss = criterion(model(x), y)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
+                loss = criterion(model(x), y)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -65,7 +67,7 @@ def main():
             if step >= a.warmup + a.steps:
                 break
     elapsed = time.perf_counter() - start
-    print(f"convnet {a.arch} batch {a.batch_size} size {a.image_size} threads {a.workers}: "
+    print(f"convnet {a.arch}{' bf16' if a.bf16 else ''} batch {a.batch_size} size {a.image_size} threads {a.workers}: "
           f"{images / elapsed:.2f} images/s ({images} images in {elapsed:.1f} s, last loss {loss.item():.3f})")
 
 

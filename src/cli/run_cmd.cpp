@@ -115,14 +115,16 @@ int run_experiment(const RunOptions& opts) {
 
   // Before the workload allocates anything large (launch/malloc_policy.hpp).
   std::string malloc_error;
-  const auto malloc_policy =
+  auto malloc_policy =
       choose_malloc_policy(std::getenv("MILARUN_MALLOC"), std::getenv("GLIBC_TUNABLES"), &malloc_error);
   if (!malloc_policy) {
     std::cerr << "milarun run: " << malloc_error << "\n";
     return 2;
   }
-  if (!apply_malloc_policy(*malloc_policy, &malloc_error))
+  if (!apply_malloc_policy(*malloc_policy, &malloc_error)) {
     std::cerr << "milarun run: warning: " << malloc_error << "; running with glibc's allocator defaults\n";
+    malloc_policy = MallocPolicy{"system", "glibc defaults (" + malloc_error + ")"};
+  }
 
   std::string name = opts.experiment_name.empty() ? info->name : opts.experiment_name;
   std::string dataroot = opts.dataroot;

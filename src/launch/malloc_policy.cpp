@@ -27,6 +27,7 @@ bool apply_malloc_policy(const MallocPolicy& policy, std::string* error) {
     return false;
   }
   if (mallopt(M_TRIM_THRESHOLD, -1) != 1) {
+    mallopt(M_MMAP_MAX, 65536);  // glibc's default: one setting alone is worse than none
     *error = "mallopt(M_TRIM_THRESHOLD, -1) was refused";
     return false;
   }

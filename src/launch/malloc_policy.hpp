@@ -36,8 +36,8 @@ std::optional<MallocPolicy> choose_malloc_policy(const char* milarun_malloc, con
 
 // Applies the policy to this process (mallopt). Call before the first large
 // allocation; blocks already mapped keep their mapping. Returns false, with the
-// reason in *error, if glibc refused a setting (the process then runs with
-// glibc's defaults for that setting).
+// reason in *error, if glibc refused a setting (the process is then left with
+// glibc's defaults: the caller should record the "system" policy).
 bool apply_malloc_policy(const MallocPolicy& policy, std::string* error);
 
 // {"policy": name, "settings": settings}: recorded in each result's inventory.

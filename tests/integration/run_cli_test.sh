@@ -13,8 +13,8 @@ python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success']
 python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['inventory']['malloc']; assert m['policy']=='heap', m" "$work/out.json"
 MILARUN_MALLOC=system "$MILARUN" run polynome -- --max-count 1000 > "$work/sys.json" || fail "MILARUN_MALLOC=system"
 python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['inventory']['malloc']; assert m['policy']=='system', m" "$work/sys.json"
-rm=0; MILARUN_MALLOC=tcmalloc "$MILARUN" run polynome -- --max-count 1000 > /dev/null 2> "$work/em" || rm=$?
-[ $rm = 2 ] && grep -q "MILARUN_MALLOC=tcmalloc is not a malloc policy" "$work/em" || fail "bad MILARUN_MALLOC: rc $rm"
+rc_malloc=0; MILARUN_MALLOC=tcmalloc "$MILARUN" run polynome -- --max-count 1000 > /dev/null 2> "$work/em" || rc_malloc=$?
+[ $rc_malloc = 2 ] && grep -q "MILARUN_MALLOC=tcmalloc is not a malloc policy" "$work/em" || fail "bad MILARUN_MALLOC: rc $rc_malloc"
 
 "$MILARUN" run polynome -o "$work/res/" --experiment-name t.toy --job-id 0.0 -- --max-count 5000
 f=$(ls "$work"/res/t.toy.J0.0.2*.json) || fail "no result file in dir"

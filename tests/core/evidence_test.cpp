@@ -38,7 +38,8 @@ json result(const std::string& job, const std::string& dev, std::vector<double> 
             bool until_stable = false) {
   json j = test::result_record("s.t", job, dev, r);
   j["timings"]["program"]["time"] = 30.0;
-  j["timings"]["train"].update({{"sample_duration", 0.5}, {"until_stable", until_stable}, {"stopped_stable", until_stable}});
+  j["timings"]["train"].update(
+      {{"sample_duration", 0.5}, {"until_stable", until_stable}, {"stopped_stable", until_stable}});
   j["inventory"] = {{"gpus", {gpu}}, {"driver", "535.1"}, {"libtorch_version", "1.13.1"}, {"cpu_count", 16}};
   j["isolation"] = {{"kind", "affinity"}};
   j["dataset"] = {{"name", "mnist"}, {"synthetic", true}};
@@ -108,7 +109,7 @@ TEST(ReportEvidence, BaselineScoreUnchangedAndIntervalsFromSummaryNumbers) {
   EXPECT_GT(d.score_ci.hi, d.score);
   for (const auto& r : d.rows) {
     if (!std::isfinite(r.perf)) continue;
-    EXPECT_EQ(r.ci_method, "t") << r.name;
+    EXPECT_EQ(r.ci_method, "t (n/mean/std)") << r.name;
     EXPECT_LT(r.ci.lo, r.perf);
   }
   const auto& vae =
@@ -119,27 +120,40 @@ TEST(ReportEvidence, BaselineScoreUnchangedAndIntervalsFromSummaryNumbers) {
   EXPECT_LT(vae.noise_pct, 4);
 }
 
-TEST(ReportEvidence, CompareFlagsRealDifferencesAndCallsNoiseSame) {
+TEST(ReportEvidence, CompareSaysWhetherTheDifferenceIsRealAndWhetherItMatters) {
   fs::path a = make_results("a", 1000, "V100", 2), b = make_results("b", 1200, "V100", 3),
            c = make_results("c", 1000, "V100", 4);
   std::vector<std::string> w;
   const json sa = summarize_directory(a.string(), w), sb = summarize_directory(b.string(), w),
              sc = summarize_directory(c.string(), w);
   ReportData d = build_report(sa, json(), sb, 0, false, "");
-  EXPECT_EQ(d.rows[0].sig.method, "mann-whitney");
+  EXPECT_EQ(d.rows[0].sig.method, "mann-whitney (runs)");  // 6 runs a side
   EXPECT_LT(d.rows[0].sig.p_value, 0.05);
-  EXPECT_EQ(d.rows[0].verdict, "slower");
+  EXPECT_EQ(d.rows[0].verdict_kind, "slower");
+  EXPECT_EQ(d.rows[0].verdict.rfind("slower by 16.", 0), 0u) << d.rows[0].verdict;
+  EXPECT_NE(d.rows[0].verdict.find("beyond the"), std::string::npos) << d.rows[0].verdict;
+  EXPECT_EQ(d.rows[0].margin_source, "MAD of repeats");
+  ASSERT_TRUE(d.rows[0].diff_ci_pct.valid());
+  EXPECT_LT(d.rows[0].diff_ci_pct.hi, 0);
   EXPECT_TRUE(d.inventory_diffs.empty());
+  // Same level, but device 1 runs at 90% of device 0: the spread between
+  // devices is far above the repeat noise (the margin), so 6 runs a side
+  // cannot show the two sides are within it, and the report says how many would.
   d = build_report(sa, json(), sc, 0, false, "");
-  EXPECT_LT(std::fabs(d.rows[0].diff_pct), d.rows[0].noise_floor_pct);
-  EXPECT_EQ(d.rows[0].verdict, "same");
+  EXPECT_EQ(d.rows[0].verdict_kind, "undecided");
+  EXPECT_EQ(d.rows[0].verdict.rfind("cannot decide with these runs; about ", 0), 0u) << d.rows[0].verdict;
+  EXPECT_GT(d.rows[0].runs_needed, 6);
+  // With --margin 10 the same runs are "same".
+  d = build_report(sa, json(), sc, 0, false, "", 10);
+  EXPECT_EQ(d.rows[0].margin_source, "--margin");
+  EXPECT_EQ(d.rows[0].verdict, "same (within the 10.0% margin)");
   // A baseline in the original's schema (no per-run values): Welch from n/mean/std.
   json orig = sb;
   orig["s.t"].erase("stats");
   orig["s.t"].erase("inventory");
   d = build_report(sa, json(), orig, 0, false, "");
-  EXPECT_EQ(d.rows[0].sig.method, "welch");
-  EXPECT_EQ(d.rows[0].verdict, "slower");
+  EXPECT_EQ(d.rows[0].sig.method, "welch (n/mean/std)");
+  EXPECT_EQ(d.rows[0].verdict_kind, "slower");
   ASSERT_EQ(d.inventory_diffs.size(), 1u);
   EXPECT_NE(d.inventory_diffs[0].find("no inventory on the baseline"), std::string::npos);
   for (const auto& p : {a, b, c}) fs::remove_all(p);
@@ -188,11 +202,12 @@ TEST(Export, CsvAndMarkdownOfTheMainTable) {
   std::getline(lines, row2);
   EXPECT_EQ(head,
             "test,weight,n,fail,perf,std_pct,perf_adj,ci95_lo,ci95_hi,perf_base,perf_ratio,"
-            "perf_base_adj,perf_ratio_adj,p_value,verdict\r");
+            "perf_base_adj,perf_ratio_adj,p_value,diff_pct,diff_ci95_lo,diff_ci95_hi,margin_pct,test_used,verdict\r");
   EXPECT_EQ(row1.rfind("\"s.a,\"\"b\"\"|c\",1,4,0,100,2,98,", 0), 0u) << row1;
   EXPECT_NE(row1.find(",50,2,49,2,"), std::string::npos) << row1;
-  EXPECT_NE(row1.find(",faster\r"), std::string::npos) << row1;
-  EXPECT_EQ(row2, "s.z,1,1,1,,,,,,,,,,,\r");
+  // Margin: the larger side's repeat sd, 2/100 as a sample sd of 4 runs = 2.31%.
+  EXPECT_NE(row1.find(",welch (n/mean/std),faster by 100.0% (beyond the 2.3% margin)\r"), std::string::npos) << row1;
+  EXPECT_EQ(row2, "s.z,1,1,1" + std::string(16, ',') + "\r");
   const std::string md = table_markdown(d);
   EXPECT_NE(md.find("| test | weight | n | fail | perf |"), std::string::npos);
   EXPECT_NE(md.find("| s.a,\"b\"\\|c | 1 | 4 | 0 | 100.00 | 2.0 | 98.00 |"), std::string::npos) << md;

@@ -37,9 +37,11 @@ TEST(Warmup, FoundWithinOneSecondOnGeneratedSeries) {
         for (int rep = 0; rep < 5; ++rep) {
           const auto v = series(rng, warm, 60, 1000, noise, shape);
           const double w = warmup_seconds(v);
-          // Truth: the first slice whose noiseless rate is within the stated
-          // band: max(5%, 5 standard errors of a 2 s mean against the level).
-          const double band = std::max(0.05, 5 * noise * std::sqrt(1.0 / 4 + 1.0 / 18));
+          // Truth: the first slice whose noiseless rate is within the
+          // detector's band for this series: max(5%, 5 standard errors of a
+          // 2 s mean against the level, autocorrelation allowed for).
+          const double band = warmup_band(v);
+          EXPECT_GE(band, 0.05);
           int first = 0;
           while (first < warm && (shape == 0 || (shape == 1 ? 0.1 + 0.9 * first / warm
                                                             : 1 - 0.8 * std::exp(-4.0 * first / warm)) < 1 - band))

@@ -73,38 +73,6 @@ double normal_quantile(double p) {
   return 0.5 * (lo + hi);
 }
 
-Interval bca_interval(std::vector<double> reps, double point, double accel, double level) {
-  const size_t total = reps.size();
-  reps.erase(std::remove_if(reps.begin(), reps.end(), [](double x) { return !std::isfinite(x); }), reps.end());
-  if (reps.empty() || reps.size() * 2 < total || !std::isfinite(point) || !std::isfinite(accel)) return no_interval();
-  std::sort(reps.begin(), reps.end());
-  // Bias correction: the share of replicates below the point (ties count half).
-  const auto lower = std::lower_bound(reps.begin(), reps.end(), point);
-  const auto upper = std::upper_bound(reps.begin(), reps.end(), point);
-  const double below = static_cast<double>(lower - reps.begin()) + 0.5 * static_cast<double>(upper - lower);
-  const double share = below / static_cast<double>(reps.size());
-  if (!(share > 0 && share < 1)) return no_interval();
-  const double z0 = normal_quantile(share);
-  auto adjusted = [&](double alpha) {
-    const double z = z0 + normal_quantile(alpha);
-    return normal_cdf(z0 + z / (1 - accel * z));
-  };
-  return {quantile_sorted(reps, adjusted((1 - level) / 2)), quantile_sorted(reps, adjusted((1 + level) / 2))};
-}
-
-double jackknife_acceleration(const std::vector<std::vector<double>>& leave_one_out) {
-  double s2 = 0, s3 = 0;
-  for (const auto& group : leave_one_out) {
-    const double m = mean_of(group);
-    for (double x : group) {
-      const double u = m - x;
-      s2 += u * u;
-      s3 += u * u * u;
-    }
-  }
-  return s2 > 0 ? s3 / (6 * std::pow(s2, 1.5)) : 0;
-}
-
 double mad_sd(const std::vector<double>& values) {
   const std::vector<double> v = finite_only(values);
   if (v.size() < 2) return kNaN;

@@ -1,8 +1,8 @@
 // Intervals whose coverage is measured (tests/core/coverage_sim_test.cpp,
 // docs/statistics.md "Validation"): the per-test interval of perf (t on
 // per-run values), the interval of a time-series mean with autocorrelated
-// slices (AR(1) effective sample size), the bias-corrected and accelerated
-// (BCa) bootstrap, robust spread (MAD) and the runs a comparison would need.
+// slices (AR(1) effective sample size), the Welch interval of a difference,
+// robust spread (MAD) and the runs a comparison would need.
 // Torch-free and deterministic like stats.hpp.
 #pragma once
 #include <cstddef>
@@ -35,18 +35,6 @@ double ar1_variance_factor(double phi, size_t n);
 // variance corrected for the same correlation, df = n/f - 1 (at least 1).
 // Invalid below 4 finite values.
 Interval series_mean_ci(const std::vector<double>& series, double level = 0.95);
-
-// Bias-corrected and accelerated percentile interval (Efron 1987) from
-// bootstrap `replicates` of a statistic whose value on the data is `point`;
-// `accel` from the jackknife (jackknife_acceleration). Invalid when fewer
-// than half the replicates are finite or every replicate lies on one side
-// of the point (no bias correction is possible).
-Interval bca_interval(std::vector<double> replicates, double point, double accel, double level = 0.95);
-
-// Acceleration of BCa from leave-one-out values of the statistic, grouped
-// by sample (one group per independent sample, e.g. per test):
-// a = Σ U³ / (6 (Σ U²)^1.5), U = group mean - leave-one-out value.
-double jackknife_acceleration(const std::vector<std::vector<double>>& leave_one_out);
 
 // Robust standard deviation: 1.4826 · median |x - median| (the normal sd
 // when the values are normal; one outlier barely moves it). NaN below 2 values.

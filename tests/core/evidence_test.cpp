@@ -159,6 +159,84 @@ TEST(ReportEvidence, CompareSaysWhetherTheDifferenceIsRealAndWhetherItMatters) {
   for (const auto& p : {a, b, c}) fs::remove_all(p);
 }
 
+namespace {
+// A summary entry holding these per-run values (all on device "0").
+json entry_of(const std::vector<double>& v) {
+  json runs = json::array();
+  double ss = 0;
+  const double m = mean_of(v), n = static_cast<double>(v.size());
+  for (double x : v) {
+    runs.push_back({{"device", "0"}, {"perf", x}});
+    ss += (x - m) * (x - m);
+  }
+  return {{"n", n},
+          {"failures", 0},
+          {"train", {{"n", n}, {"mean", m}, {"std", std::sqrt(ss / n)}}},
+          {"stats", {{"runs", runs}}}};
+}
+
+ReportRow compare(const std::vector<double>& a, const std::vector<double>& b, double margin = NAN) {
+  return build_report({{"s.t", entry_of(a)}}, json(), {{"s.t", entry_of(b)}}, 0, false, "", margin).rows.at(0);
+}
+}  // namespace
+
+// The cases issue 14 measured, each with the verdict it should now get.
+TEST(CompareVerdict, CleanRegressionAtThreeRunsASideIsFoundByWelch) {
+  // Mann-Whitney cannot go below p = 0.1 at 3 vs 3; Welch on the same values can.
+  const ReportRow r = compare({900, 905, 895}, {1000, 1004, 997});
+  EXPECT_EQ(r.sig.method, "welch (runs)");
+  EXPECT_LT(r.sig.p_value, 0.001);
+  EXPECT_EQ(r.verdict_kind, "slower");
+  EXPECT_EQ(r.verdict.rfind("slower by 10.0% (beyond the ", 0), 0u) << r.verdict;
+}
+
+TEST(CompareVerdict, OneHiccupBaselineRunInflatesNeitherTheTestNorTheMargin) {
+  Rng g(8);
+  std::vector<double> a, b;
+  for (int i = 0; i < 30; ++i) a.push_back(950 * (1 + 0.01 * g.normal()));
+  for (int i = 0; i < 29; ++i) b.push_back(1000 * (1 + 0.01 * g.normal()));
+  b.push_back(500);  // a 50% hiccup: the baseline's mean is 983, its sd 9% of it
+  const ReportRow r = compare(a, b);
+  EXPECT_EQ(r.sig.method, "mann-whitney (runs)");
+  EXPECT_LT(r.sig.p_value, 0.01);
+  EXPECT_EQ(r.margin_source, "MAD of repeats");
+  EXPECT_LT(r.noise_floor_pct, 2.0);
+  EXPECT_EQ(r.verdict_kind, "slower");
+  EXPECT_NE(r.verdict.find("beyond the"), std::string::npos) << r.verdict;
+}
+
+TEST(CompareVerdict, SignificantButSmallIsNeverCalledSame) {
+  const ReportRow r = compare({960, 961, 959, 960.5}, {1000, 1001, 999, 1000.5}, 5);
+  EXPECT_TRUE(r.significant);
+  EXPECT_EQ(r.verdict_kind, "slower");
+  EXPECT_EQ(r.verdict, "slower by 4.0% (within the 5.0% margin)");
+}
+
+TEST(CompareVerdict, NoTestCanDecideWithOneRunASide) {
+  const ReportRow r = compare({900}, {1000});
+  EXPECT_EQ(r.verdict_kind, "undecided");
+  EXPECT_EQ(r.verdict, "cannot decide with 1 vs 1 runs; repeat each side at least 3 times");
+  // Noisy runs and a small difference: how many runs it would take.
+  const ReportRow u = compare({990, 1050, 940}, {1000, 960, 1040});
+  EXPECT_EQ(u.verdict_kind, "undecided");
+  EXPECT_EQ(u.verdict.rfind("cannot decide with these runs; about ", 0), 0u) << u.verdict;
+  EXPECT_GT(u.runs_needed, 3);
+}
+
+TEST(CompareVerdict, MarginOutsideItsRangeIsRefused) {
+  ReportOptions o;
+  o.input = source_root() + "/baselines/standard/v100.json";
+  o.compare = source_root() + "/baselines/standard/rtx8000.json";
+  o.margin_pct = -1;
+  std::ostringstream out, err;
+  EXPECT_EQ(run_report(o, out, err), 2);
+  EXPECT_NE(err.str().find("--margin"), std::string::npos);
+  o.margin_pct = 3;
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_report(o, out2, err2), 0) << err2.str();
+  EXPECT_NE(out2.str().find("within the 3.0% margin"), std::string::npos) << out2.str();
+}
+
 TEST(ReportEvidence, InventoryDifferencesAreListedAndWarned) {
   fs::path a = make_results("ia", 1000, "V100", 5), b = make_results("ib", 1000, "RTX8000", 6);
   std::vector<std::string> w;

@@ -103,7 +103,9 @@ Interval score_interval(const std::vector<ReportRow>& rows, const json& summary,
     reps.push_back(positive ? std::exp(swl / sw) : 0.0);
   }
   std::sort(reps.begin(), reps.end());
-  return {quantile_sorted(reps, 0.025), quantile_sorted(reps, 0.975)};
+  const Interval ci{quantile_sorted(reps, 0.025), quantile_sorted(reps, 0.975)};
+  if (ci.lo == 0) note += "; lower end 0: a test's true sd may exceed its mean (perf_adj <= 0)";
+  return ci;
 }
 
 }  // namespace milabench

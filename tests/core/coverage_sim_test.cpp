@@ -1,7 +1,7 @@
 // Seeded simulations that measure what the report's intervals claim: that a
 // 95% interval holds the true value in 93-97% of experiments. Normal and
 // heavy-tailed runs (Laplace, Student t with 3 df), 2-30 runs per test,
-// autocorrelated slices. Deterministic (fixed seeds, no clock); about 10 s of
+// autocorrelated slices. Deterministic (fixed seeds, no clock); about 20 s of
 // CPU in all. docs/statistics.md "Validation" quotes these figures.
 #include <gtest/gtest.h>
 
@@ -125,9 +125,9 @@ TEST(Coverage, SliceIntervalAllowsForAutocorrelation) {
 }
 
 // Score interval: the score the original's formula gives with every test's
-// true mean and sd, exp(Σ w log(μ - σ) / Σ w). 93-97% over 3-30 runs per
-// test (each n within 91.5-98%: 500 trials leave ±1% of sampling noise);
-// below 3 runs "too few runs".
+// true mean and sd, exp(Σ w log(μ - σ) / Σ w). Normal and Laplace runs:
+// 93-97% over 3-30 runs per test (each n within 91.5-98%: 500 trials leave
+// ±1% of sampling noise); t3 runs: at least 80%. Below 3 runs "too few runs".
 TEST(Coverage, ScoreIntervalHoldsTheTrueScoreAtItsStatedRate) {
   const std::vector<SuiteTest> tests = suite();
   double sw = 0, swl = 0;
@@ -136,7 +136,7 @@ TEST(Coverage, ScoreIntervalHoldsTheTrueScoreAtItsStatedRate) {
     swl += t.weight * std::log(t.mean * (1 - t.cv));
   }
   const double truth = std::exp(swl / sw);
-  for (Shape s : {Shape::normal, Shape::laplace}) {
+  for (Shape s : {Shape::normal, Shape::laplace, Shape::t3}) {
     int hit_all = 0, trials_all = 0;
     for (size_t n : {3, 5, 8, 15, 30}) {
       Rng g(99 + n);
@@ -160,12 +160,15 @@ TEST(Coverage, ScoreIntervalHoldsTheTrueScoreAtItsStatedRate) {
       }
       const double rate = static_cast<double>(hit) / trials;
       std::printf("coverage score %s n %zu: %.3f\n", name(s), n, rate);
-      EXPECT_GE(rate, 0.915) << name(s) << " n " << n;
+      // Student t with 3 df (infinite kurtosis): the spread's uncertainty is
+      // underestimated from 8 runs on; docs/statistics.md states the shortfall.
+      EXPECT_GE(rate, s == Shape::t3 ? 0.80 : 0.915) << name(s) << " n " << n;
       EXPECT_LE(rate, 0.98) << name(s) << " n " << n;
       hit_all += hit;
       trials_all += trials;
     }
     const double rate = static_cast<double>(hit_all) / trials_all;
+    if (s == Shape::t3) continue;
     EXPECT_GE(rate, 0.93) << name(s);
     EXPECT_LE(rate, 0.97) << name(s);
   }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -102,7 +103,8 @@ TEST(ReportEvidence, BaselineScoreUnchangedAndIntervalsFromSummaryNumbers) {
   const json base = read_json_file(root + "/baselines/standard/v100.json");
   const json weights = read_json_file(root + "/weights/standard.json");
   const ReportData d = build_report(base, weights, json(), 0, false, "");
-  // The independent score formula is checked in report_test; here: the CI brackets it.
+  // The headline is the original's (report_test checks the formula); the CI brackets it.
+  EXPECT_NEAR(d.score, 1026.56, 0.005);
   ASSERT_TRUE(d.score_ci.valid());
   EXPECT_TRUE(d.score_ci_parametric);  // baselines carry no per-run values
   EXPECT_LT(d.score_ci.lo, d.score);
@@ -235,6 +237,23 @@ TEST(CompareVerdict, MarginOutsideItsRangeIsRefused) {
   std::ostringstream out2, err2;
   EXPECT_EQ(run_report(o, out2, err2), 0) << err2.str();
   EXPECT_NE(out2.str().find("within the 3.0% margin"), std::string::npos) << out2.str();
+}
+
+// docs/statistics.md worked example: the old report called dcgan "same"
+// (2.5% under its 4.5% noise floor) although Welch gives p = 0.0012.
+TEST(ReportEvidence, PublishedBaselinesDcganIsFasterWithinTheMarginNotSame) {
+  const std::string root = source_root();
+  const json v100 = read_json_file(root + "/baselines/standard/v100.json");
+  const json rtx = read_json_file(root + "/baselines/standard/rtx8000.json");
+  const ReportData d = build_report(v100, json(), rtx, 0, false, "");
+  const auto& dcgan =
+      *std::find_if(d.rows.begin(), d.rows.end(), [](const ReportRow& r) { return r.name == "standard.dcgan"; });
+  std::printf("dcgan: %s, p %.4f, margin %.2f%% (%s), diff CI [%.2f, %.2f]\n", dcgan.verdict.c_str(), dcgan.sig.p_value,
+              dcgan.noise_floor_pct, dcgan.margin_source.c_str(), dcgan.diff_ci_pct.lo, dcgan.diff_ci_pct.hi);
+  EXPECT_EQ(dcgan.sig.method, "welch (n/mean/std)");
+  EXPECT_NEAR(dcgan.sig.p_value, 0.0012, 0.0002);
+  EXPECT_EQ(dcgan.verdict_kind, "faster");
+  EXPECT_EQ(dcgan.verdict.rfind("faster by 2.5% (within the ", 0), 0u) << dcgan.verdict;
 }
 
 TEST(ReportEvidence, InventoryDifferencesAreListedAndWarned) {

@@ -110,8 +110,18 @@ Interval welch_difference_ci(double n1, double m1, double s1, double n2, double 
 
 double runs_needed(double cv, double delta, double alpha, double power) {
   if (!(cv > 0) || !(delta > 0)) return kNaN;
-  const double z = normal_quantile(1 - alpha / 2) + normal_quantile(power);
-  return std::max(3.0, std::ceil(2 * z * z * (cv / delta) * (cv / delta)));
+  // Normal quantiles first, then t quantiles at the resulting df = 2n - 2
+  // (few runs need more than the normal formula says).
+  double z = normal_quantile(1 - alpha / 2) + normal_quantile(power);
+  double n = std::max(3.0, std::ceil(2 * z * z * (cv / delta) * (cv / delta)));
+  for (int i = 0; i < 20 && n < 1e7; ++i) {
+    const double df = 2 * n - 2;
+    z = student_t_quantile(1 - alpha / 2, df) + student_t_quantile(power, df);
+    const double next = std::max(3.0, std::ceil(2 * z * z * (cv / delta) * (cv / delta)));
+    if (next == n) break;
+    n = next;
+  }
+  return n;
 }
 
 }  // namespace milabench

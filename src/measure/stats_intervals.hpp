@@ -54,7 +54,8 @@ Interval welch_difference_ci(double n1, double mean1, double sd1, double n2, dou
 // Runs per side a two-sided Welch test at alpha would need to find a
 // difference of `delta` (fraction of the mean) with `power`, the run-to-run
 // coefficient of variation being `cv` on both sides:
-// 2 (z_{α/2} + z_power)² (cv/delta)², at least 3. NaN when cv or delta is not positive.
+// n = 2 (t_{1-α/2} + t_power)² (cv/delta)², t at df = 2n - 2 (solved by
+// iteration from the normal quantiles), at least 3. NaN when cv or delta is not positive.
 double runs_needed(double cv, double delta, double alpha = 0.05, double power = 0.8);
 
 }  // namespace milabench

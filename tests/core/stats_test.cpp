@@ -79,8 +79,9 @@ TEST(Intervals, MadIgnoresOneOutlierAndRunsNeededFollowsTheFormula) {
   EXPECT_NEAR(mad_sd({10, 11, 9, 10, 10.5, 9.5}), mad_sd({10, 11, 9, 10, 10.5, 1000}), 0.75);
   EXPECT_NEAR(sample_sd({10, 11, 9, 10, 10.5, 1000}), 404, 1);
   EXPECT_TRUE(std::isnan(mad_sd({1})));
-  // 2 (1.95996 + 0.84162)^2 (0.05/0.05)^2 = 15.7 -> 16.
-  EXPECT_EQ(runs_needed(0.05, 0.05), 16);
+  // Normal quantiles: 2 (1.95996 + 0.84162)^2 = 15.7; with t at df 32:
+  // 2 (2.0369 + 0.8530)^2 = 16.7 -> 17.
+  EXPECT_EQ(runs_needed(0.05, 0.05), 17);
   EXPECT_EQ(runs_needed(0.01, 0.5), 3);  // never below 3
   EXPECT_TRUE(std::isnan(runs_needed(0, 0.1)));
   EXPECT_NEAR(normal_quantile(0.975), 1.959963985, 1e-8);

@@ -131,6 +131,9 @@ int main(int argc, char** argv) {
   rep->add_option("input", rp.input, "results folder or summary JSON")->required();
   rep->add_option("--weights", rp.weights, "weights JSON (e.g. weights/standard.json)");
   rep->add_option("--compare", rp.compare, "baseline summary JSON");
+  rep->add_option("--margin", rp.margin_pct,
+                  "with --compare: differences up to this many % do not matter (default: learned from the runs' "
+                  "run-to-run noise)");  // run_report checks the range
   rep->add_option("--html", rp.html, "write an HTML report here");
   rep->add_option("--price", rp.price, "machine price in dollars");  // run_report checks the range
   rep->add_flag("--compare-gpus", rp.compare_gpus, "per-device comparison matrices");

@@ -74,49 +74,6 @@ double quantile_sorted(const std::vector<double>& s, double q) {
   return s[i] + (pos - static_cast<double>(i)) * (s[i + 1] - s[i]);
 }
 
-Interval bootstrap_interval(const std::function<double(Rng&)>& replicate, double level, int resamples, uint64_t seed) {
-  Rng rng(seed);
-  std::vector<double> reps;
-  reps.reserve(static_cast<size_t>(resamples));
-  for (int i = 0; i < resamples; ++i) {
-    double r = replicate(rng);
-    if (std::isfinite(r)) reps.push_back(r);
-  }
-  if (reps.size() * 2 < static_cast<size_t>(resamples) || reps.empty()) return no_interval();
-  std::sort(reps.begin(), reps.end());
-  return {quantile_sorted(reps, (1 - level) / 2), quantile_sorted(reps, (1 + level) / 2)};
-}
-
-Interval bootstrap_mean_ci(const std::vector<double>& values, double level, int resamples, uint64_t seed) {
-  const std::vector<double> v = finite_only(values);
-  if (v.size() < 2) return no_interval();
-  return bootstrap_interval(
-      [&v](Rng& rng) {
-        double s = 0;
-        for (size_t i = 0; i < v.size(); ++i) s += v[rng.below(v.size())];
-        return s / static_cast<double>(v.size());
-      },
-      level, resamples, seed);
-}
-
-Interval block_bootstrap_mean_ci(const std::vector<double>& values, size_t block, double level, int resamples,
-                                 uint64_t seed) {
-  const std::vector<double> v = finite_only(values);
-  if (block == 0 || v.size() < 2 * block) return no_interval();
-  const size_t starts = v.size() - block + 1;
-  return bootstrap_interval(
-      [&](Rng& rng) {
-        double s = 0;
-        size_t n = 0;
-        while (n < v.size()) {
-          const size_t b = rng.below(starts);
-          for (size_t k = 0; k < block && n < v.size(); ++k, ++n) s += v[b + k];
-        }
-        return s / static_cast<double>(n);
-      },
-      level, resamples, seed);
-}
-
 double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
 
 namespace {

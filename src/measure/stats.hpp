@@ -1,20 +1,20 @@
-// Statistics for trustworthy numbers: seeded bootstrap intervals, two-sample
-// tests (Mann-Whitney U, Welch's t) and the distributions they need.
+// Statistics for trustworthy numbers: a seeded generator, two-sample tests
+// (Mann-Whitney U, Welch's t) and the distributions they need. Intervals are
+// in stats_intervals.hpp.
 // Torch-free, deterministic: the same input and seed give the same interval
 // on every platform (own RNG, no std::*_distribution). docs/statistics.md
 // explains each method in plain words.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
 namespace milabench {
 
-// Seed used by every report interval, so reports are reproducible.
+// Seed of every randomised report number (the score interval), so reports are reproducible.
 constexpr uint64_t kStatsSeed = 20200101;
 
-// splitmix64: small, fast, portable; good enough for resampling.
+// splitmix64: small, fast, portable; good enough for simulation draws.
 class Rng {
  public:
   explicit Rng(uint64_t seed) : state_(seed) {}
@@ -42,23 +42,6 @@ double sample_sd(const std::vector<double>& v);  // ddof = 1; NaN when n < 2
 double median_of(std::vector<double> v);         // NaN when empty
 // Quantile q in [0,1] of sorted `v` with linear interpolation (numpy's default).
 double quantile_sorted(const std::vector<double>& sorted, double q);
-
-// Percentile bootstrap: `resamples` replicates from `replicate(rng)`, the
-// (1-level)/2 and (1+level)/2 quantiles of the finite ones. Invalid when
-// fewer than half the replicates are finite.
-Interval bootstrap_interval(const std::function<double(Rng&)>& replicate, double level = 0.95, int resamples = 2000,
-                            uint64_t seed = kStatsSeed);
-
-// Interval of the mean of `v` (independent values: runs, devices).
-// Invalid when v has fewer than 2 finite values.
-Interval bootstrap_mean_ci(const std::vector<double>& v, double level = 0.95, int resamples = 2000,
-                           uint64_t seed = kStatsSeed);
-
-// Moving-block bootstrap of the mean of a time series (0.5 s slices are
-// autocorrelated, so blocks of `block` consecutive values are resampled).
-// Invalid when v has fewer than 2 * block values.
-Interval block_bootstrap_mean_ci(const std::vector<double>& v, size_t block = 3, double level = 0.95,
-                                 int resamples = 2000, uint64_t seed = kStatsSeed);
 
 // Distribution functions.
 double normal_cdf(double z);

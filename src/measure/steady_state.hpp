@@ -14,31 +14,43 @@ struct SteadyOptions {
   // The summary window: rates[-window_slices - drop_last : -drop_last].
   int window_slices = 18;
   int drop_last = 2;
-  // Trend: the least-squares line through the window may change by at most
-  // max_drift (fraction of the window's mean) from its first to its last
-  // slice, unless the slope is not distinguishable from noise (|t| < min_trend_t).
+  // Trend: the least-squares slope, times the window's length, may change
+  // the rate by at most max_drift (fraction of the window's mean), unless the
+  // slope is not distinguishable from noise: two-sided test at trend_alpha
+  // whose standard error accounts for the slices' autocorrelation (AR(1) of
+  // the residuals, bias-corrected). The slope is fitted over the last
+  // trend_slices slices ending with the summary window when they all come
+  // after the warm-up, else over the slices after the warm-up (at least the
+  // window): 18 slices find a 10% trend under 6% noise about half the
+  // time, 32 slices (16 s) 84-94% (docs/statistics.md, "Validation").
   double max_drift = 0.05;
-  double min_trend_t = 3.0;
+  double trend_alpha = 0.04;
+  int trend_slices = 32;
   // Spread: the window's coefficient of variation (sample sd / mean) may be
   // at most max_cv.
   double max_cv = 0.10;
   // Warm-up: the run is warm from the first slice after which every mean of
   // `smooth` consecutive slices stays within max(band * level, 5 * se) of
-  // the window's median level, se = sd * sqrt(1/smooth + 1/window_slices)
-  // (sd: the window's sample sd).
+  // the window's median level, se being the standard error of (mean of
+  // `smooth` slices - window level) for AR(1) noise whose sd and lag-1
+  // autocorrelation (bias-corrected, plus two standard errors) come from the
+  // window's residuals around its least-squares line.
   double band = 0.05;
   int smooth = 4;
 };
 
 // Verdict on the summary window of one run.
 struct WindowCheck {
-  bool long_enough = false;  // the series has window_slices + drop_last rates
-  bool steady = false;       // long_enough, no trend, spread within max_cv
-  double mean = 0;           // window mean (the run's perf), examples/s
-  double drift = 0;          // fitted change across the window / mean (signed)
-  double trend_t = 0;        // slope / its standard error
-  double cv = 0;             // sample sd / mean
-  std::string reason;        // empty when steady; else one short phrase
+  bool long_enough = false;    // the series has window_slices + drop_last rates
+  bool steady = false;         // long_enough, no trend, spread within max_cv
+  double mean = 0;             // window mean (the run's perf), examples/s
+  double drift = 0;            // fitted slope * (window_slices - 1) / mean (signed)
+  double trend_t = 0;          // slope / its autocorrelation-aware standard error
+  double trend_p = 1;          // two-sided p of the slope (t with effective df)
+  int trend_slices = 0;        // slices the slope was fitted over
+  double autocorrelation = 0;  // bias-corrected lag-1 autocorrelation of the residuals
+  double cv = 0;               // sample sd / mean
+  std::string reason;          // empty when steady; else one short phrase
 };
 
 WindowCheck check_window(const std::vector<double>& rates, const SteadyOptions& opts = {});
@@ -54,5 +66,9 @@ bool settled(const std::vector<double>& rates, const SteadyOptions& opts = {});
 // SteadyOptions::band), times sample_duration. NaN when the series is
 // shorter than the window; 0 when it was steady from the start.
 double warmup_seconds(const std::vector<double>& rates, const SteadyOptions& opts = {});
+
+// The warm-up detector's tolerance for this series, as a fraction of the
+// level: max(band, 5 * se / level). NaN when the series is too short.
+double warmup_band(const std::vector<double>& rates, const SteadyOptions& opts = {});
 
 }  // namespace milabench

@@ -8,59 +8,23 @@
 #include <map>
 #include <set>
 
+#include "measure/stats_intervals.hpp"
 #include "measure/steady_state.hpp"
+#include "report/evidence_json.hpp"
 #include "report/summary.hpp"
 
 namespace milabench {
 using nlohmann::json;
+using namespace evidence_json;
 
 const std::vector<std::string> kInventoryKeys = {"gpu_model", "driver",    "libtorch_version",
                                                  "cpu_count", "isolation", "dataset"};
 
 namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const double kAlpha = 0.05;  // significance level of --compare
 
 json num_or_null(double v) { return std::isfinite(v) ? json(v) : json(); }
 json interval_json(const Interval& i) { return i.valid() ? json::array({i.lo, i.hi}) : json(); }
-
-double num(const json& obj, const char* key) {
-  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return kNaN;
-  return obj[key].get<double>();
-}
-
-Interval interval_from(const json& v) {
-  if (v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number())
-    return {v[0].get<double>(), v[1].get<double>()};
-  return no_interval();
-}
-
-// obj[key] when obj is an object holding it, else null (never throws).
-const json& sub(const json& obj, const char* key) {
-  static const json kNull;
-  if (obj.is_object()) {
-    auto it = obj.find(key);
-    if (it != obj.end()) return *it;
-  }
-  return kNull;
-}
-
-const json& stats_of(const json& entry) {
-  static const json kNull;
-  return sub(entry, "stats").is_object() ? sub(entry, "stats") : kNull;
-}
-
-// Per-run perf values recorded in a summary entry's stats (empty when none).
-std::vector<double> run_values(const json& entry) {
-  std::vector<double> v;
-  const json& runs = sub(stats_of(entry), "runs");
-  if (!runs.is_array()) return v;
-  for (const auto& r : runs) {
-    double p = num(r, "perf");
-    if (std::isfinite(p)) v.push_back(p);
-  }
-  return v;
-}
 
 std::vector<double> rates_of(const json& timing) {
   std::vector<double> out;
@@ -85,7 +49,7 @@ RunEvidence run_evidence(const std::string& label, const std::string& device, co
   e.warmup_s = warmup_seconds(rates, so);
   if (w.long_enough) {
     const size_t end = rates.size() - 2;
-    e.slice_ci = block_bootstrap_mean_ci(
+    e.slice_ci = series_mean_ci(
         std::vector<double>(rates.begin() + static_cast<long>(end - 18), rates.begin() + static_cast<long>(end)));
   }
   e.until_stable = timing.value("until_stable", json(false)) == json(true);
@@ -185,26 +149,33 @@ json stats_block(const std::vector<RunEvidence>& runs, const json& entry) {
   }
   json warmup;
   if (!warm.empty()) warmup = {{"median", median_of(warm)}, {"max", *std::max_element(warm.begin(), warm.end())}};
-  return {{"perf_ci95", interval_json(bootstrap_mean_ci(perfs))},
+  return {{"perf_ci95", interval_json(t_interval(perfs))},
           {"runs", jr},
           {"warmup_s", warmup},
           {"unsteady_runs", unsteady},
           {"until_stable_runs", until},
           {"slice_ci95_pct", num_or_null(median_of(slice_pct))},
           {"noise_pct", num_or_null(noise_fraction(entry) * 100)},
+          {"robust_noise_pct", num_or_null(robust_noise(entry).cv * 100)},
           {"fairness", fairness_of(sub(entry, "pergpu"))}};
 }
 
 void fill_row_evidence(ReportRow& r, const json& entry) {
   const json& st = stats_of(entry);
   const json& train = sub(entry, "train");
-  r.ci = interval_from(sub(st, "perf_ci95"));
-  if (r.ci.valid()) {
-    r.ci_method = "bootstrap";
-  } else {
-    const double n = num(train, "n"), s = num(train, "std");
-    r.ci = t_mean_ci(n, r.perf, n >= 2 ? s * std::sqrt(n / (n - 1)) : kNaN);
-    if (r.ci.valid()) r.ci_method = "t";
+  // Recomputed from the runs (a summary of an older milarun may hold a bootstrap interval).
+  const std::vector<double> runs = run_values(entry);
+  const double n = num(train, "n");
+  if (runs.size() >= kMinRunsForInterval) {
+    r.ci = t_interval(runs);
+    r.ci_method = "t";
+  } else if (runs.empty() && n >= 2) {
+    r.ci = t_mean_ci(n, r.perf, sample_sd_from_pop(n, num(train, "std")));
+    r.ci_method = "t (n/mean/std)";
+  }
+  if (!r.ci.valid()) {
+    r.ci = no_interval();
+    r.ci_method = std::isfinite(r.perf) ? "too few runs" : "";
   }
   r.noise_pct = noise_fraction(entry) * 100;
   const json fair = fairness_of(sub(entry, "pergpu"));
@@ -233,88 +204,6 @@ void fill_row_evidence(ReportRow& r, const json& entry) {
     }
   r.unsteady_runs = static_cast<int>(r.unsteady.size());
   r.until_stable_runs = static_cast<int>(r.until_stable.size());
-}
-
-void fill_significance(ReportRow& r, const json& entry, const json& base) {
-  const std::vector<double> a = run_values(entry), b = run_values(base);
-  if (a.size() >= 2 && b.size() >= 2) {
-    r.sig = mann_whitney_u(a, b);
-  } else {
-    const json &ta = sub(entry, "train"), &tb = sub(base, "train");
-    const double n1 = num(ta, "n"), n2 = num(tb, "n");
-    // Summaries keep the population std; Welch wants the sample sd.
-    auto sample = [](double n, double s) { return n >= 2 ? s * std::sqrt(n / (n - 1)) : kNaN; };
-    r.sig = welch_t(n1, num(ta, "mean"), sample(n1, num(ta, "std")), n2, num(tb, "mean"), sample(n2, num(tb, "std")));
-  }
-  r.diff_pct = (r.perf / r.perf_base - 1) * 100;
-  const double na = noise_fraction(entry), nb = noise_fraction(base);
-  r.noise_floor_pct = std::isfinite(na) && std::isfinite(nb) ? std::max(na, nb) * 100
-                      : std::isfinite(na)                    ? na * 100
-                                                             : nb * 100;
-  if (!std::isfinite(r.diff_pct)) {
-    r.verdict = "";
-  } else if (std::isfinite(r.noise_floor_pct) && std::fabs(r.diff_pct) < r.noise_floor_pct) {
-    r.verdict = "same";
-  } else if (std::isfinite(r.sig.p_value) && r.sig.p_value < kAlpha) {
-    r.verdict = r.diff_pct > 0 ? "faster" : "slower";
-  } else {
-    r.verdict = std::isfinite(r.sig.p_value) ? "not significant" : "";
-  }
-}
-
-Interval score_interval(const std::vector<ReportRow>& rows, const json& summary, bool& parametric) {
-  struct Test {
-    double weight, fail_factor;
-    std::vector<double> values;  // per-run perf; empty -> parametric
-    double n, mean, sd;          // parametric source (sample sd)
-  };
-  std::vector<Test> tests;
-  parametric = false;
-  for (const auto& r : rows) {
-    if (!(std::isfinite(r.weight) && r.weight > 0 && std::isfinite(r.perf_adj) && r.perf_adj > 0)) continue;
-    const json& entry = sub(summary, r.name.c_str());
-    Test t{r.weight, 1 - r.fail / r.n, run_values(entry), kNaN, kNaN, kNaN};
-    if (t.values.size() < 2) {
-      t.values.clear();
-      const json& train = sub(entry, "train");
-      t.n = num(train, "n");
-      t.mean = num(train, "mean");
-      const double s = num(train, "std");
-      t.sd = t.n >= 2 ? s * std::sqrt(t.n / (t.n - 1)) : kNaN;
-      if (!(t.n >= 2 && std::isfinite(t.sd))) return no_interval();
-      parametric = true;
-    }
-    tests.push_back(std::move(t));
-  }
-  if (tests.empty()) return no_interval();
-  std::vector<double> draw;
-  return bootstrap_interval([&](Rng& rng) {
-    double sw = 0, swl = 0;
-    for (const auto& t : tests) {
-      double m, pop_sd;
-      if (t.values.empty()) {
-        // Normal samples of size n: mean ~ N(mean, sd^2/n), n * pop_sd^2 / sd^2 ~
-        // chi-square(n-1) (Wilson-Hilferty cube-root approximation): two draws, not n.
-        m = t.mean + t.sd / std::sqrt(t.n) * rng.normal();
-        const double k = t.n - 1, c = 2 / (9 * k);
-        const double chi2 = k * std::pow(std::max(0.0, 1 - c + rng.normal() * std::sqrt(c)), 3);
-        pop_sd = t.sd * std::sqrt(chi2 / t.n);
-      } else {
-        const size_t n = t.values.size();
-        draw.resize(n);
-        for (size_t i = 0; i < n; ++i) draw[i] = t.values[rng.below(n)];
-        m = mean_of(draw);
-        double ss = 0;
-        for (double x : draw) ss += (x - m) * (x - m);
-        pop_sd = std::sqrt(ss / static_cast<double>(n));
-      }
-      const double adj = m * (1 - pop_sd / m) * t.fail_factor;  // the original's formula
-      if (!(adj > 0)) return kNaN;
-      sw += t.weight;
-      swl += t.weight * std::log(adj);
-    }
-    return std::exp(swl / sw);
-  });
 }
 
 std::vector<std::string> inventory_differences(const json& summary, const json& baseline) {

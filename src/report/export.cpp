@@ -11,11 +11,13 @@ namespace milabench {
 
 namespace {
 
-// Header names and per-row values, shared by both formats.
+// Header names and per-row values, shared by both formats; with compare the
+// last two columns are text (test_used, verdict).
 std::vector<std::string> header(const ReportData& d) {
   std::vector<std::string> h = {"test", "weight", "n", "fail", "perf", "std_pct", "perf_adj", "ci95_lo", "ci95_hi"};
   if (d.has_compare)
-    for (const char* c : {"perf_base", "perf_ratio", "perf_base_adj", "perf_ratio_adj", "p_value", "verdict"})
+    for (const char* c : {"perf_base", "perf_ratio", "perf_base_adj", "perf_ratio_adj", "p_value", "diff_pct",
+                          "diff_ci95_lo", "diff_ci95_hi", "margin_pct", "test_used", "verdict"})
       h.push_back(c);
   return h;
 }
@@ -23,7 +25,9 @@ std::vector<std::string> header(const ReportData& d) {
 std::vector<double> numbers(const ReportData& d, const ReportRow& r) {
   std::vector<double> v = {r.weight, r.n, r.fail, r.perf, r.std_pct, r.perf_adj, r.ci.lo, r.ci.hi};
   if (d.has_compare)
-    for (double x : {r.perf_base, r.perf_ratio, r.perf_base_adj, r.perf_ratio_adj, r.sig.p_value}) v.push_back(x);
+    for (double x : {r.perf_base, r.perf_ratio, r.perf_base_adj, r.perf_ratio_adj, r.sig.p_value, r.diff_pct,
+                     r.diff_ci_pct.lo, r.diff_ci_pct.hi, r.noise_floor_pct})
+      v.push_back(x);
   return v;
 }
 
@@ -57,7 +61,7 @@ std::string table_csv(const ReportData& d) {
   for (const auto& r : d.rows) {
     out += csv_field(r.name);
     for (double x : numbers(d, r)) out += "," + (std::isfinite(x) ? fmt::format("{}", x) : std::string());
-    if (d.has_compare) out += "," + csv_field(r.verdict);
+    if (d.has_compare) out += "," + csv_field(r.sig.method) + "," + csv_field(r.verdict);
     out += "\r\n";
   }
   return out;
@@ -68,24 +72,28 @@ std::string table_markdown(const ReportData& d) {
   std::string out = "|";
   for (const auto& c : h) out += " " + c + " |";
   out += "\n|";
-  for (size_t i = 0; i < h.size(); ++i) out += i == 0 ? ":---|" : (h[i] == "verdict" ? ":---|" : "---:|");
+  for (size_t i = 0; i < h.size(); ++i)
+    out += i == 0 ? ":---|" : (h[i] == "verdict" || h[i] == "test_used" ? ":---|" : "---:|");
   out += "\n";
   for (const auto& r : d.rows) {
     out += "| " + md_field(r.name) + " |";
     const auto v = numbers(d, r);
     for (size_t i = 0; i < v.size(); ++i) {
       const std::string& col = h[i + 1];
-      const int prec = (col == "weight" || col == "n" || col == "fail")   ? 0
-                       : (col == "perf_ratio" || col == "perf_ratio_adj") ? 3
-                       : col == "std_pct"                                 ? 1
-                                                                          : 2;
+      const int prec = (col == "weight" || col == "n" || col == "fail")                       ? 0
+                       : (col == "perf_ratio" || col == "perf_ratio_adj")                     ? 3
+                       : col == "std_pct" || col.rfind("diff", 0) == 0 || col == "margin_pct" ? 1
+                                                                                              : 2;
       out += " " +
-             (col == "p_value"      ? p_cell(v[i])
-              : std::isfinite(v[i]) ? fmt::format("{:.{}f}", v[i], prec)
-                                    : "-") +
+             (col == "p_value"                                                     ? p_cell(v[i])
+              : col == "ci95_lo" && !r.ci.valid() && r.ci_method == "too few runs" ? r.ci_method
+              : std::isfinite(v[i])                                                ? fmt::format("{:.{}f}", v[i], prec)
+                                                                                   : "-") +
              " |";
     }
-    if (d.has_compare) out += " " + (r.verdict.empty() ? std::string("-") : md_field(r.verdict)) + " |";
+    if (d.has_compare)
+      for (const std::string* t : {&r.sig.method, &r.verdict})
+        out += " " + (t->empty() ? std::string("-") : md_field(*t)) + " |";
     out += "\n";
   }
   out += fmt::format("\n**score**: {}", std::isfinite(d.score) ? fmt::format("{:.2f}", d.score) : "-");

@@ -41,8 +41,31 @@ bool load_object(const std::string& path, const char* what, json& out, std::ostr
 }
 
 std::string ci_cell(const ReportRow& r) {
-  if (!r.ci.valid()) return "-";
+  if (!r.ci.valid()) return r.ci_method.empty() ? "-" : r.ci_method;
   return fmt::format("[{}, {}] {}", cell(r.ci.lo), cell(r.ci.hi), r.ci_method);
+}
+
+// The --compare verdicts: is the difference real (Welch's t), does it
+// matter (equivalence margin). docs/statistics.md §7-8.
+void print_compare(const ReportData& d, std::ostream& out) {
+  out << "\nsignificance against the baseline: is the difference real (Welch's t, two-sided, alpha 0.05) and\n"
+         "is it larger than the margin (--margin, else the larger robust run-to-run noise of the two sides)\n";
+  const std::string head = fmt::format("{:<28} {:>7} {:>17} {:>7} {:<18} {:>9}  {}", "test", "diff%", "diff% 95% CI",
+                                       "margin%", "test used", "p", "verdict");
+  out << head << "\n" << std::string(head.size() + 30, '-') << "\n";
+  for (const auto& r : d.rows) {
+    if (r.sig.method.empty()) continue;
+    const std::string ci =
+        r.diff_ci_pct.valid() ? "[" + cell(r.diff_ci_pct.lo, 1) + ", " + cell(r.diff_ci_pct.hi, 1) + "]" : "-";
+    out << fmt::format("{:<28} {:>7} {:>17} {:>7} {:<18} {:>9}  {}\n", r.name, cell(r.diff_pct, 1), ci,
+                       cell(r.noise_floor_pct, 1), r.sig.method, p_cell(r.sig.p_value),
+                       r.verdict.empty() ? "-" : r.verdict);
+  }
+  std::string sources;
+  for (const auto& r : d.rows)
+    if (!r.margin_source.empty() && sources.find(r.margin_source) == std::string::npos)
+      sources += (sources.empty() ? "" : ", ") + r.margin_source;
+  if (!sources.empty()) out << "margin from: " << sources << "\n";
 }
 
 // Steady state, fairness, significance and inventory sections.
@@ -76,18 +99,7 @@ void print_evidence(const ReportData& d, std::ostream& out) {
       for (const auto& u : r.until_stable) out << "  " << r.name << "  " << u << "\n";
   }
   if (!d.has_compare) return;
-  out << "\nsignificance against the baseline (two-sided, alpha 0.05; a difference under the noise "
-         "floor is \"same\")\n";
-  head = fmt::format("{:<28} {:>8} {:>8} {:<13} {:>9} {:>22} {}", "test", "diff%", "floor%", "method",
-                     "p", "effect", "verdict");
-  out << head << "\n" << std::string(head.size() + 8, '-') << "\n";
-  for (const auto& r : d.rows) {
-    if (r.sig.method.empty()) continue;
-    const std::string eff = std::isnan(r.sig.effect) ? "-" : r.sig.effect_name + " " + cell(r.sig.effect, 2);
-    out << fmt::format("{:<28} {:>8} {:>8} {:<13} {:>9} {:>22} {}\n", r.name, cell(r.diff_pct, 1),
-                       cell(r.noise_floor_pct, 1), r.sig.method, p_cell(r.sig.p_value), eff,
-                       r.verdict.empty() ? "-" : r.verdict);
-  }
+  print_compare(d, out);
   if (!d.inventory_diffs.empty()) {
     out << "\nWARNING: the two sides differ in what matters for a comparison:\n";
     for (const auto& line : d.inventory_diffs) out << "  " << line << "\n";
@@ -160,9 +172,10 @@ void print_report(const ReportData& d, std::ostream& out) {
                      kinds.empty() ? "" : "  by kind: " + kinds);
   out << fmt::format("{:<20} {:>10}\n", "score", cell(d.score));
   if (d.score_ci.valid())
-    out << fmt::format("{:<20} [{}, {}] (bootstrap over runs, weights fixed{})\n", "score 95% CI",
-                       cell(d.score_ci.lo), cell(d.score_ci.hi),
-                       d.score_ci_parametric ? "; normal draws for tests without per-run values" : "");
+    out << fmt::format("{:<20} [{}, {}] ({})\n", "score 95% CI", cell(d.score_ci.lo), cell(d.score_ci.hi),
+                       d.score_ci_note);
+  else if (!d.score_ci_note.empty())
+    out << fmt::format("{:<20} {}\n", "score 95% CI", d.score_ci_note);
   if (d.has_compare) {
     out << fmt::format("{:<20} {:>10}\n", "baseline score", cell(d.base_score));
     out << fmt::format("{:<20} {:>10}\n", "score ratio", cell(d.score_ratio, 3));
@@ -213,12 +226,16 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   } else if (!load_object(opts.input, "summary", summary, err)) {
     return 2;
   }
+  if (!std::isnan(opts.margin_pct) && !(opts.margin_pct >= 0 && opts.margin_pct < 100)) {
+    err << "error: --margin must be a percentage in [0, 100) (e.g. --margin 3)\n";
+    return 2;
+  }
   json weights, baseline;
   if (!load_object(opts.weights, "weights", weights, err)) return 2;
   if (!load_object(opts.compare, "compare", baseline, err)) return 2;
   ReportData d;
   try {
-    d = build_report(summary, weights, baseline, opts.price, opts.compare_gpus, opts.title);
+    d = build_report(summary, weights, baseline, opts.price, opts.compare_gpus, opts.title, opts.margin_pct);
   } catch (const std::exception& e) {
     err << "error: " << opts.input << ": " << e.what() << "\n";
     return 2;

@@ -1,5 +1,6 @@
 // `milarun report` and `milarun summary`: the entry points the CLI calls.
 #pragma once
+#include <cmath>
 #include <ostream>
 #include <string>
 
@@ -11,6 +12,7 @@ struct ReportOptions {
   std::string input;         // results directory, or a summary JSON file (baseline schema)
   std::string weights;       // JSON {test: {"weight": w}}; empty: every test weight 1
   std::string compare;       // another summary JSON to compare against; empty: none
+  double margin_pct = NAN;   // --margin: equivalence margin of --compare, % in [0, 100); NaN: learned
   std::string html;          // path of a self-contained HTML page to write; empty: none
   double price = 0;          // dollars (> 0), prints price/score; 0: not given
   bool compare_gpus = false; // per-device perf relative to the best device
@@ -22,7 +24,7 @@ struct ReportOptions {
 // Prints the report to out, warnings/errors to err (one clear line each:
 // naming the file and what to do). Returns the process exit code: 0 ok,
 // 2 bad input (missing/unreadable/malformed input, weights or compare file,
-// negative price), 1 when the HTML, CSV or Markdown file cannot be written.
+// negative price, --margin outside [0, 100)), 1 when the HTML, CSV or Markdown file cannot be written.
 int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err);
 
 // Writes the summary JSON of OUTDIR to out_file (atomically: temp file +

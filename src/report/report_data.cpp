@@ -66,7 +66,7 @@ double weighted_score(const std::vector<ReportRow>& rows) {
 }
 
 ReportData build_report(const json& summary, const json& weights, const json& baseline, double price, bool compare_gpus,
-                        const std::string& title) {
+                        const std::string& title, double margin_pct) {
   if (!summary.is_object()) throw std::runtime_error("summary is not a JSON object");
   ReportData d;
   d.title = title;
@@ -83,7 +83,7 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
       r.perf_ratio = r.perf / b.perf;
       r.perf_base_adj = b.perf_adj;
       r.perf_ratio_adj = r.perf_adj / b.perf_adj;
-      fill_significance(r, entry, baseline[name]);
+      fill_significance(r, entry, baseline[name], margin_pct);
     }
     if (std::isfinite(r.n)) d.total_n += r.n;
     if (std::isfinite(r.fail)) d.total_fail += r.fail;
@@ -95,7 +95,7 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
   d.failure_rate = d.total_n > 0 ? d.total_fail / d.total_n : kNaN;
   d.failure_pass = d.failure_rate <= 0.01;
   d.score = weighted_score(d.rows);
-  d.score_ci = score_interval(d.rows, summary, d.score_ci_parametric);
+  d.score_ci = score_interval(d.rows, summary, d.score_ci_parametric, d.score_ci_note);
   d.base_score = d.score_ratio = kNaN;
   if (d.has_compare) {
     if (!baseline.is_object()) throw std::runtime_error("baseline is not a JSON object");

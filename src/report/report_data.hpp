@@ -24,8 +24,8 @@ struct ReportRow {
   double joules_per_example = 0, examples_per_watt = 0;
 
   // Evidence beside the original numbers (evidence.hpp); NaN / empty when unknown.
-  Interval ci = no_interval();  // 95% CI of perf
-  std::string ci_method;        // "bootstrap" (per-run values) or "t" (from n/mean/std)
+  Interval ci = no_interval();  // 95% CI of perf (t interval over runs; coverage in docs/statistics.md)
+  std::string ci_method;        // "t" (per-run values), "t (n/mean/std)", or "too few runs" (no interval)
   double warmup_median_s = NAN, warmup_max_s = NAN;
   double slice_ci_pct = NAN;  // median half-width of the within-run CIs, % of perf
   int unsteady_runs = 0, until_stable_runs = 0;
@@ -34,11 +34,20 @@ struct ReportRow {
   double dev_min = NAN, dev_max = NAN, worst_share = NAN;  // fairness over device means
   std::string worst_device;
   double noise_pct = NAN;  // run-to-run noise, % of perf
-  // With compare.
+  // With compare: two statements (evidence.hpp, fill_significance). Is the
+  // difference real: Welch's t (sig.method says on what). Does it matter:
+  // against the equivalence margin.
   TestResult sig{"", NAN, NAN, NAN, ""};
-  double diff_pct = NAN;         // (perf / perf_base - 1) * 100
-  double noise_floor_pct = NAN;  // max of both sides' noise_pct
-  std::string verdict;           // same | faster | slower | not significant | "" (unknown)
+  double diff_pct = NAN;                 // (perf / perf_base - 1) * 100
+  Interval diff_ci_pct = no_interval();  // 95% interval of diff_pct (Welch)
+  double noise_floor_pct = NAN;          // the equivalence margin, % of perf_base
+  std::string margin_source;             // "--margin", "MAD of repeats", ... ("" when none)
+  bool significant = false;              // sig.p_value < 0.05
+  double runs_needed = NAN;              // runs a side that would decide (when undecided)
+  std::string verdict_kind;              // faster | slower | same | undecided | "" (nothing to compare)
+  // One sentence saying both, e.g. "slower by 4.0% (within the 5.1% margin)",
+  // "same (within the 2.0% margin)", "cannot decide with these runs; about 12 runs a side would".
+  std::string verdict;
 };
 
 // For one test and one statistic (mean/min/max): each device's pergpu value
@@ -62,6 +71,7 @@ struct ReportData {
   std::vector<GpuRatios> gpus;                  // with compare_gpus
   Interval score_ci = no_interval();            // 95% CI of score (weights fixed)
   bool score_ci_parametric = false;             // some tests had no per-run values
+  std::string score_ci_note;                    // how score_ci was made, or why there is none
   std::vector<std::string> inventory_diffs;     // with compare
 };
 
@@ -74,10 +84,12 @@ double weighted_score(const std::vector<ReportRow>& rows);
 
 // Builds the report of `summary`, with the evidence of evidence.hpp beside
 // the original numbers. `weights` is an object {test: {weight}}
-// or null (every row weight 1); `baseline` a summary or null (no compare).
+// or null (every row weight 1); `baseline` a summary or null (no compare);
+// `margin_pct` the equivalence margin of --compare in % (NaN: learned from
+// the runs, evidence.hpp robust_noise).
 // Throws std::runtime_error when summary is not an object.
 ReportData build_report(const nlohmann::json& summary, const nlohmann::json& weights, const nlohmann::json& baseline,
-                        double price, bool compare_gpus, const std::string& title);
+                        double price, bool compare_gpus, const std::string& title, double margin_pct = NAN);
 
 // "bad_input 1, timeout 2" (sorted by kind), "" when no failure has a kind.
 std::string failure_kinds_text(const ReportData& d);

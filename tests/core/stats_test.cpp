@@ -1,12 +1,14 @@
-// Tests of src/measure/stats: distributions against independently computed
-// values, interval coverage on seeded simulations, two-sample tests on
-// known-equal and known-different samples.
+// Tests of src/measure/stats and stats_intervals: distributions against
+// independently computed values, interval formulas, two-sample tests on
+// known-equal and known-different samples. Coverage: coverage_sim_test.cpp.
 #include "measure/stats.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <vector>
+
+#include "measure/stats_intervals.hpp"
 
 using namespace milabench;
 
@@ -39,66 +41,78 @@ TEST(Rng, DeterministicAndUnbiasedEnough) {
   for (int c : counts) EXPECT_NEAR(c, 10000, 400);
 }
 
-TEST(Bootstrap, SameInputSameInterval) {
+TEST(Intervals, TIntervalMatchesTheTextbookFormula) {
   const std::vector<double> v = {10, 11, 9, 10.5, 9.5, 12};
-  const Interval a = bootstrap_mean_ci(v), b = bootstrap_mean_ci(v);
-  EXPECT_EQ(a.lo, b.lo);
-  EXPECT_EQ(a.hi, b.hi);
-  EXPECT_LT(a.lo, mean_of(v));
-  EXPECT_GT(a.hi, mean_of(v));
+  const Interval i = t_interval(v);
+  const double half = student_t_quantile(0.975, 5) * sample_sd(v) / std::sqrt(6.0);
+  EXPECT_NEAR(i.lo, mean_of(v) - half, 1e-12);
+  EXPECT_NEAR(i.hi, mean_of(v) + half, 1e-12);
+  // Two runs: mean ± 12.706 · |a-b|/2 (t with 1 df), wide but honest.
+  const Interval two = t_interval({100, 102});
+  EXPECT_NEAR(two.hi - two.lo, 2 * 12.706204736 * 1.0, 1e-6);
 }
 
-TEST(Bootstrap, TooFewValuesGiveNoInterval) {
-  EXPECT_FALSE(bootstrap_mean_ci({}).valid());
-  EXPECT_FALSE(bootstrap_mean_ci({5}).valid());
-  EXPECT_FALSE(bootstrap_mean_ci({5, NAN}).valid());
-  EXPECT_FALSE(block_bootstrap_mean_ci({1, 2, 3, 4, 5}, 3).valid());
+TEST(Intervals, TooFewValuesGiveNoInterval) {
+  EXPECT_FALSE(t_interval({}).valid());
+  EXPECT_FALSE(t_interval({5}).valid());
+  EXPECT_FALSE(t_interval({5, NAN}).valid());
+  EXPECT_FALSE(series_mean_ci({1, 2, 3}).valid());
   EXPECT_FALSE(t_mean_ci(1, 5, 1).valid());
 }
 
-// The 95% interval of the mean covers the true mean in about 95% of
-// simulated experiments (30 runs each; percentile bootstrap is a little
-// narrow for small samples, so the band is 0.91-0.98).
-TEST(Bootstrap, MeanIntervalCoversTrueMeanAtAboutStatedRate) {
-  Rng gen(12345);
-  const int trials = 400;
-  int covered = 0, covered_t = 0;
-  for (int t = 0; t < trials; ++t) {
-    const auto v = normal_sample(gen, 30, 100.0, 5.0);
-    const Interval ci = bootstrap_mean_ci(v, 0.95, 1000, 1000 + t);
-    covered += ci.lo <= 100.0 && 100.0 <= ci.hi;
-    const Interval ti = t_mean_ci(30, mean_of(v), sample_sd(v));
-    covered_t += ti.lo <= 100.0 && 100.0 <= ti.hi;
-  }
-  const double rate = static_cast<double>(covered) / trials;
-  EXPECT_GE(rate, 0.91);
-  EXPECT_LE(rate, 0.98);
-  const double rate_t = static_cast<double>(covered_t) / trials;
-  EXPECT_GE(rate_t, 0.92);
-  EXPECT_LE(rate_t, 0.98);
+TEST(Intervals, AutocorrelationAndItsVarianceFactor) {
+  EXPECT_DOUBLE_EQ(ar1_variance_factor(0, 18), 1);
+  // 1 + 2 (1 - 1/3) 0.5 + 2 (1 - 2/3) 0.25 = 1.8333...
+  EXPECT_NEAR(ar1_variance_factor(0.5, 3), 1 + 2.0 / 3 + 1.0 / 6, 1e-12);
+  // Long AR(1) series: the estimate lands near the truth (bias-corrected).
+  Rng g(3);
+  std::vector<double> v(4000);
+  double e = 0;
+  for (auto& x : v) x = (e = 0.6 * e + g.normal());
+  EXPECT_NEAR(lag1_autocorrelation(v), 0.6, 0.05);
+  EXPECT_EQ(lag1_autocorrelation({1, 2}), 0);
+  // Alternating values: negative correlation counts as none.
+  EXPECT_EQ(lag1_autocorrelation({1, -1, 1, -1, 1, -1, 1, -1}), 0);
 }
 
-// Slices within a run are autocorrelated; blocks keep the interval honest.
-// AR(1) series (phi 0.3) of 60 slices: coverage stays near 95%, where the
-// plain bootstrap (blocks of 1) falls clearly short.
-TEST(Bootstrap, BlockIntervalCoversMeanOfAutocorrelatedSeries) {
-  Rng gen(777);
-  const int trials = 200;
-  int block_cov = 0, plain_cov = 0;
-  for (int t = 0; t < trials; ++t) {
-    std::vector<double> v(60);
-    double e = 0;
-    for (auto& x : v) {
-      e = 0.3 * e + gen.normal();
-      x = 50 + e;
+TEST(Intervals, MadIgnoresOneOutlierAndRunsNeededFollowsTheFormula) {
+  EXPECT_NEAR(mad_sd({10, 11, 9, 10, 10.5, 9.5}), mad_sd({10, 11, 9, 10, 10.5, 1000}), 0.75);
+  EXPECT_NEAR(sample_sd({10, 11, 9, 10, 10.5, 1000}), 404, 1);
+  EXPECT_TRUE(std::isnan(mad_sd({1})));
+  // Normal quantiles: 2 (1.95996 + 0.84162)^2 = 15.7; with t at df 32:
+  // 2 (2.0369 + 0.8530)^2 = 16.7 -> 17.
+  EXPECT_EQ(runs_needed(0.05, 0.05), 17);
+  EXPECT_EQ(runs_needed(0.01, 0.5), 3);  // never below 3
+  EXPECT_TRUE(std::isnan(runs_needed(0, 0.1)));
+  EXPECT_NEAR(normal_quantile(0.975), 1.959963985, 1e-8);
+}
+
+TEST(Intervals, WelchDifferenceIntervalAgreesWithTheTest) {
+  const std::vector<double> a = {1, 2, 3, 4, 5}, b = {2, 4, 6, 8, 10};
+  const Interval d = welch_difference_ci(5, mean_of(a), sample_sd(a), 5, mean_of(b), sample_sd(b));
+  const TestResult t = welch_t(a, b);
+  EXPECT_GT(t.p_value, 0.05);  // not significant ...
+  EXPECT_LT(d.lo, 0);          // ... so the 95% interval holds 0
+  EXPECT_GT(d.hi, 0);
+  const Interval d90 = welch_difference_ci(5, mean_of(a), sample_sd(a), 5, mean_of(b), sample_sd(b), 0.90);
+  EXPECT_GT(d90.lo, d.lo);
+  EXPECT_NEAR(0.5 * (d.lo + d.hi), -3, 1e-12);
+}
+
+TEST(Intervals, GammaDrawsHaveTheRightMeanAndVariance) {
+  Rng g(17);
+  for (double k : {0.5, 1.0, 4.5}) {
+    double s = 0, ss = 0;
+    const int n = 40000;
+    for (int i = 0; i < n; ++i) {
+      const double x = gamma_draw(g, k);
+      s += x;
+      ss += x * x;
     }
-    const Interval b = block_bootstrap_mean_ci(v, 5, 0.95, 500, t);
-    const Interval p = block_bootstrap_mean_ci(v, 1, 0.95, 500, t);
-    block_cov += b.lo <= 50 && 50 <= b.hi;
-    plain_cov += p.lo <= 50 && 50 <= p.hi;
+    const double m = s / n;
+    EXPECT_NEAR(m, k, 0.03 * k + 0.01) << k;
+    EXPECT_NEAR(ss / n - m * m, k, 0.06 * k + 0.02) << k;
   }
-  EXPECT_GE(block_cov, trials * 0.86);
-  EXPECT_LT(plain_cov, block_cov);
 }
 
 TEST(MannWhitney, ExactPValuesOfSmallSamples) {

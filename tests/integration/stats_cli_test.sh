@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# --until-stable through the real binary, then summary/report evidence and exports.
+# --until-stable through the real binary, then summary/report evidence, --compare verdicts with
+# --margin, and exports.
 set -euo pipefail
 MILARUN=$1; SRC=$2
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
@@ -39,7 +40,17 @@ assert e['inventory']['libtorch_version'], e['inventory']" "$work/sum.json" || f
   > "$work/report.txt" 2> "$work/report.err" || fail "report"
 grep -q "runs that used --until-stable" "$work/report.txt" || fail "report does not list --until-stable runs"
 grep -q "significance against the baseline" "$work/report.txt" || fail "no significance section"
+# Compared with itself the difference is 0: never "faster"/"slower". Two copies a side: "same"
+# within a 90% margin unless they differ by more than ~30% (a busy machine), then "cannot decide".
+"$MILARUN" report "$work/res" --compare "$work/sum.json" --margin 90 > "$work/self.txt" 2> "$work/self.err" \
+  || fail "report --margin"
+grep -E "^s\.toy .*welch \(runs\) .*(same \(within the 90\.0% margin\)|cannot decide with these runs; about [0-9]+ runs a side would)$" \
+  "$work/self.txt" || { cat "$work/self.txt"; fail "self-comparison verdict"; }
+grep -q "margin from: --margin" "$work/self.txt" || fail "margin source not named"
+"$MILARUN" report "$work/res" --compare "$work/sum.json" --margin 100 > /dev/null 2> "$work/e2" && fail "--margin 100 accepted"
+grep -q "error: --margin" "$work/e2" || fail "--margin range message"
 head -1 "$work/t.csv" | grep -q "^test,weight,n,fail,perf" || fail "csv header"
+head -1 "$work/t.csv" | grep -q ",margin_pct,test_used,verdict" || fail "csv compare columns"
 grep -q "^| s.toy |" "$work/t.md" || fail "markdown row"
 "$MILARUN" report "$work/res" --csv /nonexistent-dir/t.csv > /dev/null 2> "$work/e1" && fail "unwritable --csv accepted"
 grep -q "/nonexistent-dir/t.csv" "$work/e1" || fail "unwritable --csv message"

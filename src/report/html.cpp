@@ -70,7 +70,8 @@ const char* kStyle =
     ".c0{stroke:#1f77b4}.c1{stroke:#ff7f0e}.c2{stroke:#2ca02c}.c3{stroke:#d62728}.c4{stroke:#9467bd}"
     ".c5{stroke:#8c564b}.c6{stroke:#e377c2}.c7{stroke:#7f7f7f}.c8{stroke:#bcbd22}.c9{stroke:#17becf}"
     "@media print{body{max-width:none;padding:0;font-size:11px}.big{font-size:34px}h2{break-after:avoid}"
-    "table{font-size:10px}tr,.card,.ctx{break-inside:avoid}*{-webkit-print-color-adjust:exact;"
+    "table{font-size:9.5px}th,td{padding:2px "
+    "3px;white-space:normal}tr,.card,.ctx{break-inside:avoid}*{-webkit-print-color-adjust:exact;"
     "print-color-adjust:exact}@page{size:A4;margin:12mm}}";
 
 std::string card(const std::string& label, const std::string& value_class, const std::string& value,

@@ -125,8 +125,8 @@ std::string evidence_html(const ReportData& d) {
       energy += "<tr>" + td(html_escape(r.name)) + td(fixed(r.joules_per_example, 4)) +
                 td(fixed(r.examples_per_watt, 3)) + "</tr>\n";
   if (!energy.empty())
-    h += "<h3>Energy (runs where power was measured)</h3>\n<table><tr>" + th("test") + th("energy", "J per count") +
-         th("efficiency", "count/s per W") + "</tr>\n" + energy + "</table>\n";
+    h += "<h3>Energy (runs where power was measured)</h3>\n<table><tr>" + th("test") + th("J/example") +
+         th("examples/W") + "</tr>\n" + energy + "</table>\n";
   return h;
 }
 

@@ -140,7 +140,7 @@ std::string ratio_chart(const ReportData& d) {
   }
   if (!d.has_compare || rows.empty()) return "";
   lo /= 1.1, hi *= 1.1;
-  const double W = 1000, LBL = 230, R = 120, T = 26, RH = 22, PH = RH * rows.size(), H = T + PH + 46;
+  const double W = 1000, LBL = 230, R = 160, T = 26, RH = 22, PH = RH * rows.size(), H = T + PH + 46;
   const double l0 = std::log(lo), span = std::log(hi) - l0;
   auto X = [&](double v) { return LBL + (std::log(v) - l0) / span * (W - LBL - R); };
   std::vector<double> ticks;
@@ -158,7 +158,10 @@ std::string ratio_chart(const ReportData& d) {
   for (size_t i = 0; i < rows.size(); ++i) {
     const ReportRow& r = *rows[i];
     const double y = T + i * RH, cy = y + RH / 2;
-    const std::string cls = r.verdict == "faster" ? "bar fast" : r.verdict == "slower" ? "bar slow" : "bar same";
+    // Verdicts may carry detail ("slower by 4% ..."): the first word decides.
+    const std::string cls = r.verdict.rfind("faster", 0) == 0   ? "bar fast"
+                            : r.verdict.rfind("slower", 0) == 0 ? "bar slow"
+                                                                : "bar same";
     s += text(LBL - 8, cy + 4, "blabel ta-end", html_escape(r.name));
     s += rect(X(std::min(1.0, r.perf_ratio)), y + 4, std::fabs(X(r.perf_ratio) - X(1)), RH - 8, cls);
     if (r.ratio_ci.valid() && r.ratio_ci.lo > 0)
@@ -166,7 +169,8 @@ std::string ratio_chart(const ReportData& d) {
            line(X(r.ratio_ci.lo), cy - 5, X(r.ratio_ci.lo), cy + 5, "whisk") +
            line(X(r.ratio_ci.hi), cy - 5, X(r.ratio_ci.hi), cy + 5, "whisk");
     s += text(W - R + 8, cy + 4, "blabel",
-              fmt::format("{:.3g}×{}", r.perf_ratio, r.verdict.empty() ? "" : " " + r.verdict));
+              fmt::format("{:.3g}× {}", r.perf_ratio,
+                          html_escape(r.verdict.size() <= 16 ? r.verdict : r.verdict.substr(0, r.verdict.find(' ')))));
   }
   s += line(X(1), T - 8, X(1), T + PH, "base") + text(X(1), T - 12, "tick ta-mid", "baseline (1×)");
   s += line(LBL, T + PH, W - R, T + PH, "axis");

@@ -23,7 +23,10 @@ std::string interval(const Interval& i, int prec = -1) {
   if (!i.valid()) return "-";
   return "[" + (prec < 0 ? rate(i.lo) : fixed(i.lo, prec)) + ", " + (prec < 0 ? rate(i.hi) : fixed(i.hi, prec)) + "]";
 }
-std::string verdict_class(const std::string& v) { return v == "faster" ? "good" : v == "slower" ? "bad" : ""; }
+// Verdicts may carry detail ("slower by 4% ..."): the first word decides.
+std::string verdict_class(const std::string& v) {
+  return v.rfind("faster", 0) == 0 ? "good" : v.rfind("slower", 0) == 0 ? "bad" : "";
+}
 
 }  // namespace
 

@@ -5,7 +5,8 @@ pkgs=(cmake g++ make libtorch-dev libgloo-dev nlohmann-json3-dev libcli11-dev li
       libgtest-dev libgmock-dev libbenchmark-dev libturbojpeg0-dev libopenblas0-pthread
       libhwloc-dev libcurl4-openssl-dev libarchive-dev libssl-dev
       libopencv-imgproc-dev pkg-config nocache python3
-      slurm-wlm munge)  # slurm-wlm, munge: tests/integration/slurm_cli_test.sh starts a one-node cluster
+      slurm-wlm munge  # slurm-wlm, munge: tests/integration/slurm_cli_test.sh starts a one-node cluster
+      chromium)        # tests/integration/html_render_test.sh renders report.html headless
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

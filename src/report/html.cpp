@@ -1,105 +1,147 @@
+// The page: headline (score, failure rate, ratio), context box, then the
+// sections of html_parts.hpp. Layout fits 1100 px and A4 print.
 #include "report/html.hpp"
-
-#include <algorithm>
-
-#include "report/report.hpp"
-#include <cmath>
 
 #include <fmt/format.h>
 
+#include <cmath>
+
+#include "report/html_parts.hpp"
+
 namespace milabench {
 
-namespace {
+namespace html {
 
-std::string cell(double v, int prec = 2) {
+std::string fixed(double v, int prec) {
   if (std::isnan(v)) return "-";
   return fmt::format("{:.{}f}", v, prec);
 }
 
-const char* kColors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                         "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-
-std::string chart(const std::string& test, const std::vector<RateSeries>& runs) {
-  const double W = 640, H = 240, L = 60, R = 10, T = 10, B = 30;
-  size_t max_len = 0;
-  double ymax = 0;
-  for (const auto& s : runs) {
-    max_len = std::max(max_len, s.rates.size());
-    for (double v : s.rates)
-      if (std::isfinite(v)) ymax = std::max(ymax, v);
-  }
-  if (max_len < 2 || ymax <= 0) return "";
-  const double xmax = (max_len - 1) * 0.5;
-  std::string svg = fmt::format(
-      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" role=\"img\">"
-      "<title>{}</title>"
-      "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000\"/>"
-      "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#000\"/>"
-      "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">{:.1f}</text>"
-      "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">0</text>"
-      "<text x=\"{}\" y=\"{}\" font-size=\"11\" text-anchor=\"end\">{:.1f} s</text>",
-      W, H, html_escape(test + " rate (examples/s) over time"), L, T, L, H - B, L, H - B, W - R,
-      H - B, L - 4, T + 10, ymax, L - 4, H - B, W - R, H - 8, xmax);
-  size_t ci = 0;
-  for (const auto& s : runs) {
-    const size_t stride = std::max<size_t>(1, (s.rates.size() + 499) / 500);
-    std::string pts;
-    for (size_t i = 0; i < s.rates.size(); i += stride) {
-      if (!std::isfinite(s.rates[i])) continue;
-      double x = L + (i * 0.5) / xmax * (W - L - R);
-      double y = (H - B) - s.rates[i] / ymax * (H - B - T);
-      pts += fmt::format("{:.1f},{:.1f} ", x, y);
-    }
-    svg += fmt::format(
-        "<polyline fill=\"none\" stroke=\"{}\" stroke-width=\"1\" points=\"{}\"><title>{}</title>"
-        "</polyline>",
-        kColors[ci++ % 10], pts, html_escape(s.label));
-  }
-  return svg + "</svg>";
+std::string rate(double v) {
+  if (std::isnan(v)) return "-";
+  const double a = std::fabs(v);
+  return fmt::format("{:.{}f}", v, a >= 1000 ? 0 : a >= 100 ? 1 : a >= 10 ? 2 : 3);
 }
 
-// Steady state, fairness, significance and inventory sections (report.cpp's text, as tables).
-std::string evidence_html(const ReportData& d) {
-  std::string h =
-      "<h2>Steady state and fairness</h2>\n<table>\n<tr><th>test</th><th>warm-up s (median/max)</th>"
-      "<th>unsteady runs</th><th>--until-stable runs</th><th>slice CI &plusmn;%</th><th>noise %</th>"
-      "<th>device min</th><th>device max</th><th>worst share (device)</th></tr>\n";
-  for (const auto& r : d.rows) {
-    h += fmt::format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-        html_escape(r.name),
-        std::isnan(r.warmup_median_s) ? "-" : cell(r.warmup_median_s, 1) + " / " + cell(r.warmup_max_s, 1),
-        r.unsteady_runs, r.until_stable_runs, cell(r.slice_ci_pct, 1), cell(r.noise_pct, 1), cell(r.dev_min),
-        cell(r.dev_max),
-        std::isnan(r.worst_share) ? "-" : cell(r.worst_share, 3) + " (" + html_escape(r.worst_device) + ")");
+std::string per_second(const std::string& count_unit) { return (count_unit.empty() ? "count" : count_unit) + "/s"; }
+
+std::string section(const std::string& id, const std::string& heading, const std::string& body) {
+  return "<section id=\"" + id + "\"><h2>" + heading + "</h2>\n" + body + "</section>\n";
+}
+
+}  // namespace html
+
+namespace {
+using namespace html;
+
+// No '<' in here: the page's only style block.
+const char* kStyle =
+    "body{font:14px/1.45 'DejaVu Sans',Arial,sans-serif;color:#1d1d1d;max-width:1060px;margin:0 auto;padding:18px}"
+    "h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:26px 0 8px;padding-bottom:3px;border-bottom:2px solid "
+    "#d0d7de}h3{font-size:14px;margin:10px 0 4px}p{margin:4px 0 8px}.sub,.small,.u{color:#5a5a5a}"
+    ".small{font-size:12px}.u{display:block;font-weight:400;font-size:11px}"
+    ".cards{display:flex;flex-wrap:wrap;gap:12px;margin:12px 0}.card{border:1px solid #d0d7de;border-radius:8px;"
+    "padding:10px 18px;min-width:190px}.card.warn{border-color:#b26a00;background:#fff8e6}"
+    ".label{font-size:12px;text-transform:uppercase;letter-spacing:.06em;color:#555}"
+    ".big{font-size:46px;font-weight:700;line-height:1.1}.medium{font-size:26px;font-weight:700;line-height:1.5}"
+    ".badge{display:inline-block;padding:1px 9px;border-radius:4px;font-size:16px;color:#fff;vertical-align:middle}"
+    ".badge.pass{background:#1a7f37}.badge.fail{background:#c62828}"
+    ".ctx{display:grid;grid-template-columns:max-content 1fr;gap:3px 18px;margin:0;border:1px solid #d0d7de;"
+    "border-radius:8px;padding:10px 16px;background:#f6f8fa}dt{font-weight:700;color:#444}dd{margin:0;"
+    "overflow-wrap:anywhere}table{border-collapse:collapse;width:100%;font-size:12.5px;margin:4px 0 8px}"
+    "th,td{padding:3px 6px;text-align:right;border-bottom:1px solid #e3e3e3;white-space:nowrap}"
+    "th{background:#f0f3f6;border-bottom:2px solid #c8ced5;vertical-align:bottom;white-space:normal}"
+    "td:first-child,th:first-child{text-align:left;white-space:normal;overflow-wrap:break-word}"
+    "table.left td,table.left th{text-align:left;white-space:normal}"
+    ".good{color:#1a7f37;font-weight:700}.bad{color:#c62828;font-weight:700}.warn{color:#9a5b00;font-weight:700}"
+    ".m-good{background:#e3f4e6}.m-mid{background:#fff1c9}.m-bad{background:#fbd9d5}"
+    ".warnbox{border-left:5px solid #b26a00;background:#fff8e6;padding:6px 12px;margin:6px 0}"
+    ".code{font-family:'DejaVu Sans Mono',monospace}"
+    ".charts{display:grid;grid-template-columns:1fr 1fr;gap:12px}.fig{border:1px solid #e3e3e3;border-radius:6px;"
+    "padding:4px 8px;break-inside:avoid}.fig h3{margin:4px 0 0}"
+    "svg.chart{width:100%;height:auto;display:block}svg text{font-family:'DejaVu Sans',Arial,sans-serif}"
+    ".tick{font-size:10px;fill:#444}.ta-end{text-anchor:end}.ta-mid{text-anchor:middle}.atitle{font-size:11px;fill:#"
+    "222}"
+    ".legend{font-size:10.5px;fill:#222}.blabel{font-size:12px;fill:#1d1d1d}.axis{stroke:#333;stroke-width:1}.grid{"
+    "stroke:#e4e4e4;stroke-width:1}"
+    ".win{fill:#2e7d32;opacity:.14}.warm{fill:#f9a825;opacity:.30}.line{fill:none;stroke-width:1.4}"
+    ".failed{stroke-dasharray:4 3}.bar.fast{fill:#2e9d4a}.bar.slow{fill:#d2453b}.bar.same{fill:#7d8b99}"
+    ".whisk{stroke:#111;stroke-width:1.4}.base{stroke:#111;stroke-width:1.2;stroke-dasharray:5 3}"
+    ".c0{stroke:#1f77b4}.c1{stroke:#ff7f0e}.c2{stroke:#2ca02c}.c3{stroke:#d62728}.c4{stroke:#9467bd}"
+    ".c5{stroke:#8c564b}.c6{stroke:#e377c2}.c7{stroke:#7f7f7f}.c8{stroke:#bcbd22}.c9{stroke:#17becf}"
+    "@media print{body{max-width:none;padding:0;font-size:11px}.big{font-size:34px}h2{break-after:avoid}"
+    "table{font-size:9.5px}th,td{padding:2px "
+    "3px;white-space:normal}tr,.card,.ctx{break-inside:avoid}*{-webkit-print-color-adjust:exact;"
+    "print-color-adjust:exact}@page{size:A4;margin:12mm}}";
+
+std::string card(const std::string& label, const std::string& value_class, const std::string& value,
+                 const std::string& note, bool warn = false) {
+  return std::string("<div class=\"card") + (warn ? " warn" : "") + "\"><div class=\"label\">" + label +
+         "</div><div class=\"" + value_class + "\">" + value + "</div><div class=\"small\">" + note + "</div></div>\n";
+}
+
+std::string headline(const ReportData& d, const std::string& title) {
+  std::string h = "<header id=\"headline\"><h1>" + title +
+                  "</h1>\n<p class=\"sub\">milabench score: weighted geometric mean of each test's perf_adj "
+                  "(perf reduced by its run-to-run spread and its failures); higher is better.</p>\n<div "
+                  "class=\"cards\">\n";
+  h += card("Score", "big", fixed(d.score, 2),
+            d.score_ci.valid() ? "score 95% CI [" + fixed(d.score_ci.lo, 2) + ", " + fixed(d.score_ci.hi, 2) +
+                                     "]</div><div class=\"small\">bootstrap over runs, weights fixed" +
+                                     (d.score_ci_parametric ? "; normal draws where no per-run values" : "")
+                               : "no interval (fewer than 2 runs per test)");
+  const std::string kinds = failure_kinds_text(d);
+  h += card("Failure rate", "medium",
+            fixed(d.failure_rate * 100, 1) + "% <span class=\"badge " +
+                (d.failure_pass ? "pass\">PASS" : "fail\">FAIL") + "</span>",
+            fmt::format("{} of {} runs failed (limit 1%)", fixed(d.total_fail, 0), fixed(d.total_n, 0)) +
+                (kinds.empty() ? "" : "; " + html_escape(kinds)));
+  if (d.has_compare)
+    h += card("Against the baseline", "big", fixed(d.score_ratio, 3) + "×",
+              "score ratio; baseline score " + fixed(d.base_score, 2));
+  if (d.price > 0)
+    h += card("Price per score point", "medium", "$" + fixed(d.price / d.score, 2),
+              "machine price $" + fixed(d.price, 0));
+  int flagged = 0;
+  for (const auto& f : d.window_flags) flagged += f.flagged() ? 1 : 0;
+  if (flagged > 0)
+    h += card("Short summary windows", "medium", std::to_string(flagged) + " run" + (flagged == 1 ? "" : "s"),
+              "warm-up or too few slices in the window: see Summary windows", true);
+  return h + "</div></header>\n";
+}
+
+std::string context_box(const ReportData& d) {
+  static const std::map<std::string, std::string> kLabels = {{"date", "Date (results' local time)"},
+                                                             {"host", "Host"},
+                                                             {"cpu", "CPU"},
+                                                             {"cpus", "CPU count"},
+                                                             {"ram", "Memory"},
+                                                             {"gpus", "GPUs"},
+                                                             {"driver", "NVIDIA driver"},
+                                                             {"kernel", "Kernel"},
+                                                             {"libtorch", "libtorch"},
+                                                             {"milarun", "milarun"},
+                                                             {"profile", "Profile"},
+                                                             {"isolation", "Isolation"},
+                                                             {"data", "Data (provenance)"}};
+  std::string h = "<dl class=\"ctx\">\n";
+  for (const auto& k : kContextKeys) {
+    auto it = d.context.find(k);
+    std::string v;
+    if (it == d.context.end() || it->second.empty()) {
+      v = "<span class=\"small\">not recorded</span>";
+    } else {
+      const size_t shown = std::min<size_t>(it->second.size(), 6);
+      for (size_t i = 0; i < shown; ++i) v += (i ? "; " : "") + html_escape(it->second[i]);
+      if (it->second.size() > shown)
+        v += fmt::format(" <span class=\"small\">and {} more</span>", it->second.size() - shown);
+    }
+    h += "<dt>" + kLabels.at(k) + "</dt><dd>" + v + "</dd>\n";
   }
-  h += "</table>\n";
-  std::string unsteady, until;
-  for (const auto& r : d.rows) {
-    for (const auto& u : r.unsteady) unsteady += "<li>" + html_escape(r.name + "  " + u) + "</li>\n";
-    for (const auto& u : r.until_stable) until += "<li>" + html_escape(r.name + "  " + u) + "</li>\n";
-  }
-  if (!unsteady.empty())
-    h += "<h3>Runs not steady over the summary window</h3>\n<ul>\n" + unsteady + "</ul>\n";
-  if (!until.empty()) h += "<h3>Runs that used --until-stable</h3>\n<ul>\n" + until + "</ul>\n";
-  if (!d.has_compare) return h;
-  h += "<h2>Significance against the baseline</h2>\n<p>Two-sided, alpha 0.05; a difference under the noise "
-       "floor is shown as &quot;same&quot;.</p>\n<table>\n<tr><th>test</th><th>diff %</th><th>noise floor %</th>"
-       "<th>method</th><th>p</th><th>effect</th><th>verdict</th></tr>\n";
-  for (const auto& r : d.rows) {
-    if (r.sig.method.empty()) continue;
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                     html_escape(r.name), cell(r.diff_pct, 1), cell(r.noise_floor_pct, 1), r.sig.method,
-                     html_escape(p_cell(r.sig.p_value)),
-                     std::isnan(r.sig.effect) ? "-" : r.sig.effect_name + " " + cell(r.sig.effect, 2),
-                     r.verdict.empty() ? "-" : r.verdict);
-  }
-  h += "</table>\n";
-  if (!d.inventory_diffs.empty()) {
-    h += "<h3 class=\"fail\">The two sides differ in what matters for a comparison</h3>\n<ul>\n";
-    for (const auto& line : d.inventory_diffs) h += "<li>" + html_escape(line) + "</li>\n";
-    h += "</ul>\n";
-  }
+  h += "</dl>\n";
+  if (!d.has_runs)
+    h += "<p class=\"small\">From a summary file: the machine facts its tests carry. Pass the results directory "
+         "for dates, hosts, units, rate charts and summary-window checks.</p>\n";
   return h;
 }
 
@@ -110,86 +152,54 @@ std::string html_escape(const std::string& s) {
   o.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
 }
 
-std::string render_html(const ReportData& d,
-                        const std::map<std::string, std::vector<RateSeries>>* series) {
+std::string render_html(const ReportData& d, const std::map<std::string, std::vector<RateSeries>>* series) {
   const std::string title = html_escape(d.title.empty() ? "milabench report" : d.title);
-  std::string h =
-      "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + title +
-      "</title>\n<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
-      "td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}td:first-child{text-align:left}"
-      ".pass{color:#080}.fail{color:#c00}</style></head><body>\n<h1>" +
-      title + "</h1>\n<table>\n<tr><th>test</th><th>weight</th><th>n</th><th>fail</th><th>perf</th>"
-              "<th>std%</th><th>perf_adj</th>";
-  if (d.has_compare)
-    h += "<th>perf_base</th><th>perf_ratio</th><th>perf_base_adj</th><th>perf_ratio_adj</th>";
-  h += "<th>perf 95% CI</th></tr>\n";
-  for (const auto& r : d.rows) {
-    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
-                     html_escape(r.name), cell(r.weight, 0), cell(r.n, 0), cell(r.fail, 0),
-                     cell(r.perf), cell(r.std_pct, 1), cell(r.perf_adj));
-    if (d.has_compare)
-      h += fmt::format("<td>{}</td><td>{}</td><td>{}</td><td>{}</td>", cell(r.perf_base),
-                       cell(r.perf_ratio, 3), cell(r.perf_base_adj), cell(r.perf_ratio_adj, 3));
-    h += "<td>" + (r.ci.valid() ? fmt::format("[{}, {}] {}", cell(r.ci.lo), cell(r.ci.hi), r.ci_method) : "-") +
-         "</td></tr>\n";
-  }
-  h += "</table>\n<h2>Scores</h2>\n<table>\n";
-  const std::string kinds = failure_kinds_text(d);
-  h += fmt::format("<tr><td>failure rate</td><td>{}% ({}/{}) <span class=\"{}\">{}</span>{}</td></tr>\n",
-                   cell(d.failure_rate * 100), cell(d.total_fail, 0), cell(d.total_n, 0),
-                   d.failure_pass ? "pass" : "fail", d.failure_pass ? "PASS" : "FAIL",
-                   kinds.empty() ? "" : " by kind: " + html_escape(kinds));
-  h += fmt::format("<tr><td>score</td><td>{}</td></tr>\n", cell(d.score));
-  if (d.score_ci.valid())
-    h += fmt::format("<tr><td>score 95% CI</td><td>[{}, {}] (bootstrap over runs, weights fixed{})</td></tr>\n",
-                     cell(d.score_ci.lo), cell(d.score_ci.hi),
-                     d.score_ci_parametric ? "; normal draws for tests without per-run values" : "");
-  if (d.has_compare) {
-    h += fmt::format("<tr><td>baseline score</td><td>{}</td></tr>\n", cell(d.base_score));
-    h += fmt::format("<tr><td>score ratio</td><td>{}</td></tr>\n", cell(d.score_ratio, 3));
-  }
-  if (d.price > 0) {
-    h += fmt::format("<tr><td>price ($)</td><td>{}</td></tr>\n", cell(d.price));
-    h += fmt::format("<tr><td>price/score</td><td>{}</td></tr>\n", cell(d.price / d.score, 4));
-  }
-  h += "</table>\n";
-  std::string energy;  // only tests whose power was measured
-  for (const auto& r : d.rows)
-    if (std::isfinite(r.examples_per_watt))
-      energy += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", html_escape(r.name),
-                            cell(r.joules_per_example, 4), cell(r.examples_per_watt, 3));
-  if (!energy.empty())
-    h += "<h2>Energy (runs where power was measured)</h2>\n<table>\n<tr><th>test</th><th>J/example</th>"
-         "<th>examples/W</th></tr>\n" + energy + "</table>\n";
-  h += evidence_html(d);
-  if (!d.gpus.empty()) {
-    h += "<h2>Per-GPU perf relative to the best device</h2>\n";
-    for (const auto& g : d.gpus) {
-      h += "<h3>" + html_escape(g.test) + " (" + html_escape(g.stat) + ")</h3>\n<table>\n";
-      for (const auto& [dev, v] : g.devices)
-        h += fmt::format("<tr><td>{}</td><td>{}</td></tr>\n", html_escape(dev), cell(v, 3));
-      h += "</table>\n";
-    }
-  }
+  std::string h = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>" + title + "</title>\n<style>" +
+                  kStyle + "</style></head><body>\n" + headline(d, title);
+  h += section("context", "Context", context_box(d));
+  if (d.has_runs) h += section("window", "Summary windows", window_flags_html(d));
+  h += section("results", "Results per test", results_table(d));
+  const std::string ratios = ratio_chart(d);
+  if (!ratios.empty()) h += section("ratios", "Ratio to the baseline per test", ratios);
+  if (!d.gpus.empty())
+    h += section("devices", "Devices: mean perf relative to the best device",
+                 "<p>Each cell: the device's mean perf over its runs / the best device's, for that test.</p>\n" +
+                     device_matrix(d));
   if (series && !series->empty()) {
-    h += "<h2>Rate over time</h2>\n";
+    std::string charts;
     for (const auto& [test, runs] : *series) {
-      std::string svg = chart(test, runs);
-      if (svg.empty()) continue;
-      h += "<h3>" + html_escape(test) + "</h3>\n" + svg + "\n";
+      std::string unit;
+      for (const auto& r : d.rows)
+        if (r.name == test) unit = r.count_unit;
+      const std::string svg = rate_chart(test, unit, runs);
+      if (!svg.empty()) charts += "<div class=\"fig\"><h3>" + html_escape(test) + "</h3>\n" + svg + "</div>\n";
     }
+    if (!charts.empty()) h += section("charts", "Rate over time", "<div class=\"charts\">\n" + charts + "</div>\n");
   }
+  h += section("evidence", "Steady state and fairness", evidence_html(d));
+  if (d.has_compare) h += section("significance", "Significance against the baseline", significance_html(d));
   return h + "</body></html>\n";
 }
 

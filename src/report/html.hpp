@@ -12,12 +12,14 @@ namespace milabench {
 // Escapes & < > " ' for HTML text and attribute values.
 std::string html_escape(const std::string& s);
 
-// The page: title, the table, the scores, the per-GPU ratios and, when
-// `series` is non-null (input was a results directory), one inline SVG line
-// chart of rate (examples/s) over time (slice index * 0.5 s) per test, one
-// polyline per result file, at most ~500 points each. Every string from a
-// result/summary file is escaped.
-std::string render_html(const ReportData& d,
-                        const std::map<std::string, std::vector<RateSeries>>* series);
+// The page a reader gets (html.cpp, html_charts.cpp, html_tables.cpp):
+// headline (score and its interval, failure-rate PASS/FAIL, ratio with
+// compare), context box, summary-window flags, the results table with units,
+// ratio bar chart (compare), device x test matrix (compare_gpus), one rate
+// chart per test when `series` is non-null (input was a results directory;
+// at most 500 points per line), steady state and significance. Sections are
+// <section id="..."> (headline is <header id="headline">). Every string from
+// a result, summary or option is escaped; no script, no external resource.
+std::string render_html(const ReportData& d, const std::map<std::string, std::vector<RateSeries>>* series);
 
 }  // namespace milabench

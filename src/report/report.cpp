@@ -192,6 +192,7 @@ void print_report(const ReportData& d, std::ostream& out) {
     }
   }
   print_evidence(d, out);
+  print_window_flags(d, out);
 }
 
 int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) {
@@ -212,10 +213,8 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
     std::vector<std::string> warnings;
     try {
       summary = summarize_directory(opts.input, warnings);
-      if (!opts.html.empty()) {
-        std::vector<std::string> ignored;  // same files, already warned about
-        series = collect_rate_series(opts.input, ignored);
-      }
+      std::vector<std::string> ignored;  // same files, already warned about
+      series = collect_rate_series(opts.input, ignored);
     } catch (const std::exception& e) {
       err << "error: " << e.what() << "\n";
       return 2;
@@ -240,6 +239,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
     err << "error: " << opts.input << ": " << e.what() << "\n";
     return 2;
   }
+  if (is_dir) attach_runs(d, series);  // units, summary-window flags, context (run_series.hpp)
   print_report(d, out);
   if (!d.inventory_diffs.empty())
     err << "warning: --compare " << opts.compare << ": " << d.inventory_diffs.size()

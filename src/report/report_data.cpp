@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <stdexcept>
 
 #include "report/evidence.hpp"
@@ -36,11 +37,43 @@ bool device_less(const std::string& a, const std::string& b) {
   return a < b;
 }
 
+// perf_ratio's interval from both sides' perf CIs (report_data.hpp).
+Interval ratio_interval(const ReportRow& r, const ReportRow& base) {
+  auto half = [](const Interval& ci) {
+    return ci.valid() && ci.lo > 0 ? (std::log(ci.hi) - std::log(ci.lo)) / 2 : 0.0;
+  };
+  if (!(std::isfinite(r.perf_ratio) && r.perf_ratio > 0 && r.ci.valid() && r.ci.lo > 0)) return no_interval();
+  const double h = std::hypot(half(r.ci), half(base.ci));
+  return {r.perf_ratio * std::exp(-h), r.perf_ratio * std::exp(h)};
+}
+
+// Context box values a summary carries: its tests' inventory and, from the
+// test names (<suite>.<test>), the profile.
+std::map<std::string, std::vector<std::string>> summary_context(const json& summary) {
+  static const std::map<std::string, std::string> kFromInventory = {
+      {"gpu_model", "gpus"}, {"driver", "driver"},       {"libtorch_version", "libtorch"},
+      {"cpu_count", "cpus"}, {"isolation", "isolation"}, {"dataset", "data"}};
+  std::map<std::string, std::set<std::string>> acc;
+  for (const auto& [name, entry] : summary.items()) {
+    if (name.find('.') != std::string::npos) acc["profile"].insert(name.substr(0, name.find('.')));
+    if (!entry.is_object() || !entry.contains("inventory") || !entry["inventory"].is_object()) continue;
+    for (const auto& [k, vals] : entry["inventory"].items())
+      if (kFromInventory.count(k) && vals.is_array())
+        for (const auto& v : vals)
+          if (v.is_string()) acc[kFromInventory.at(k)].insert(v.get<std::string>());
+  }
+  std::map<std::string, std::vector<std::string>> out;
+  for (const auto& [k, v] : acc) out[k] = {v.begin(), v.end()};
+  return out;
+}
+
 }  // namespace
 
 ReportRow make_row(const std::string& name, const json& entry) {
   ReportRow r;
   r.name = name;
+  if (entry.is_object() && entry.contains("count_unit") && entry["count_unit"].is_string())
+    r.count_unit = entry["count_unit"].get<std::string>();
   r.n = num(entry, "n");
   r.fail = num(entry, "failures");
   const json train = entry.is_object() ? entry.value("train", json()) : json();
@@ -72,6 +105,7 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
   d.title = title;
   d.price = price;
   d.has_compare = !baseline.is_null();
+  d.context = summary_context(summary);
   std::vector<ReportRow> base_rows;
   for (const auto& [name, entry] : summary.items()) {  // nlohmann objects iterate sorted
     ReportRow r = make_row(name, entry);
@@ -79,11 +113,13 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
     fill_row_evidence(r, entry);
     if (d.has_compare && baseline.is_object() && baseline.contains(name)) {
       ReportRow b = make_row(name, baseline[name]);
+      fill_row_evidence(b, baseline[name]);
       r.perf_base = b.perf;
       r.perf_ratio = r.perf / b.perf;
       r.perf_base_adj = b.perf_adj;
       r.perf_ratio_adj = r.perf_adj / b.perf_adj;
       fill_significance(r, entry, baseline[name], margin_pct);
+      r.ratio_ci = ratio_interval(r, b);
     }
     if (std::isfinite(r.n)) d.total_n += r.n;
     if (std::isfinite(r.fail)) d.total_fail += r.fail;

@@ -8,18 +8,24 @@
 #include <vector>
 
 #include "measure/stats.hpp"
+#include "report/run_series.hpp"
 
 namespace milabench {
 
 // One test. Missing values are NaN (e.g. perf when every run failed).
 struct ReportRow {
   std::string name;
-  double weight = 0;  // NaN when a weights file is given and lacks the test
+  std::string count_unit;  // what perf counts per second ("images"); "" when no result or summary records it
+  double weight = 0;       // NaN when a weights file is given and lacks the test
   double n = 0, fail = 0;
   double perf = 0;                                                              // train.mean, examples/s
   double std_pct = 0;                                                           // train.std / train.mean * 100
   double perf_adj = 0;                                                          // perf * (1 - std/perf) * (1 - fail/n)
   double perf_base = 0, perf_ratio = 0, perf_base_adj = 0, perf_ratio_adj = 0;  // with compare
+  // 95% interval of perf_ratio (with compare): each side's CI as a relative
+  // half-width on the log scale, the two combined in quadrature.
+  Interval ratio_ci = no_interval();
+  int window_flags = 0;  // runs whose summary window is short or holds warm-up (results directory only)
   // Mean over runs whose power was measured (summary "energy"); NaN otherwise.
   double joules_per_example = 0, examples_per_watt = 0;
 
@@ -73,6 +79,12 @@ struct ReportData {
   bool score_ci_parametric = false;             // some tests had no per-run values
   std::string score_ci_note;                    // how score_ci was made, or why there is none
   std::vector<std::string> inventory_diffs;     // with compare
+  // Context box: kContextKeys -> distinct values, from the summary's
+  // inventory and the test names (profile), replaced by the runs' own facts
+  // when the input is a results directory.
+  std::map<std::string, std::vector<std::string>> context;
+  bool has_runs = false;                 // input was a results directory (attach_runs)
+  std::vector<WindowFlag> window_flags;  // flagged runs and runs with --min-duration
 };
 
 // Table row of one summary entry (baseline schema); fields missing -> NaN.

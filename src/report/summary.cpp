@@ -265,9 +265,7 @@ std::map<std::string, std::vector<RateSeries>> collect_rate_series(const std::st
   for (const auto& p : json_files(outdir)) {
     Loaded r;
     if (!load_result(p, r, warnings) || !r.counted) continue;
-    const json timings = r.doc.value("timings", json::object());
-    if (!timings.is_object() || !timings.contains("train") || !timings["train"].is_object()) continue;
-    out[r.name].push_back({p.filename().string(), as_rates(timings["train"].value("rates", json()))});
+    append_run_series(out[r.name], p.filename().string(), r.doc);
   }
   return out;
 }

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/run_series.hpp"
+
 namespace milabench {
 
 // Throughput of one timings entry in examples/s: mean(rates[-20:-2]) with
@@ -38,14 +40,9 @@ nlohmann::json read_json_file(const std::string& path);
 // `warnings`. Throws std::runtime_error when `outdir` is not a directory.
 nlohmann::json summarize_directory(const std::string& outdir, std::vector<std::string>& warnings);
 
-// One rate curve of one counted result file, for charts.
-struct RateSeries {
-  std::string label;          // file name (untrusted text)
-  std::vector<double> rates;  // examples/s per 0.5 s slice
-};
-
-// Rate curves (timings.train only) of the counted results in `outdir`, keyed
-// by test name. Same skipping rules as summarize_directory.
+// Rate curves and facts (run_series.hpp: one per "train*" timings entry) of
+// the counted results in `outdir`, keyed by test name. Same skipping rules
+// as summarize_directory.
 std::map<std::string, std::vector<RateSeries>> collect_rate_series(const std::string& outdir,
                                                                    std::vector<std::string>& warnings);
 

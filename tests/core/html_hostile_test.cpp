@@ -81,12 +81,12 @@ std::string slurp(const std::string& path) {
 // Every markup problem of `page`: a tag or attribute the report does not
 // write, an unquoted value, a URL scheme, an unterminated tag.
 std::vector<std::string> markup_problems(const std::string& page) {
-  static const std::set<std::string> tags = {"html", "head", "meta",  "title", "style", "body", "h1",
-                                             "h2",   "h3",   "table", "tr",    "th",    "td",   "span",
-                                             "ul",   "li",   "p",     "svg",   "line",  "text", "polyline"};
-  static const std::set<std::string> attrs = {"charset", "class",     "xmlns",       "width", "height",       "role",
-                                              "x1",      "y1",        "x2",          "y2",    "stroke",       "x",
-                                              "y",       "font-size", "text-anchor", "fill",  "stroke-width", "points"};
+  static const std::set<std::string> tags = {"html", "head", "meta",  "title", "style", "body",   "h1",
+                                             "h2",   "h3",   "table", "tr",    "th",    "td",     "span",
+                                             "ul",   "li",   "p",     "svg",   "line",  "text",   "polyline",
+                                             "rect", "div",  "dl",    "dt",    "dd",    "header", "section"};
+  static const std::set<std::string> attrs = {"charset", "class", "xmlns", "width", "height", "role", "x1",     "y1",
+                                              "x2",      "y2",    "x",     "y",     "points", "id",   "viewBox"};
   std::vector<std::string> problems;
   auto word = [&](size_t& i) {
     size_t b = i;

@@ -31,7 +31,20 @@ std::vector<double> nice_ticks(double lo, double hi, int n) {
   return t;
 }
 
-std::string tick_label(double v) { return fmt::format("{:.6g}", v); }
+// "0.25", "750", "12k", "1.5M".
+std::string tick_label(double v) {
+  const double a = std::fabs(v);
+  if (a >= 1e6) return fmt::format("{:.4g}M", v / 1e6);
+  if (a >= 1e4) return fmt::format("{:.4g}k", v / 1e3);
+  return fmt::format("{:.4g}", v);
+}
+
+// nice_ticks from 0 with one more tick when the last is below `top`, so the axis covers it.
+std::vector<double> axis_ticks(double top, int n) {
+  std::vector<double> t = nice_ticks(0, top, n);
+  if (t.size() >= 2 && t.back() < top) t.push_back(t.back() + (t[1] - t[0]));
+  return t;
+}
 
 std::string svg_open(double w, double h, const std::string& title) {
   return fmt::format(
@@ -93,7 +106,7 @@ std::string rate_chart(const std::string& test, const std::string& count_unit, c
   const int per_row = 4;
   const size_t entries = runs.size() + 2;
   const double legend_y = T + PH + 48, H = legend_y + 16 * ((entries + per_row - 1) / per_row) + 4;
-  const std::vector<double> yt = nice_ticks(0, ymax, 5), xt = nice_ticks(0, xmax, 8);
+  const std::vector<double> yt = axis_ticks(ymax, 5), xt = axis_ticks(xmax, 8);
   const double ytop = std::max(ymax, yt.back()), xright = std::max(xmax, xt.back());
   auto X = [&](double t) { return L + t / xright * (W - L - R); };
   auto Y = [&](double v) { return T + PH - v / ytop * PH; };

@@ -87,9 +87,8 @@ std::string headline(const ReportData& d, const std::string& title) {
                   "class=\"cards\">\n";
   h += card("Score", "big", fixed(d.score, 2),
             d.score_ci.valid() ? "score 95% CI [" + fixed(d.score_ci.lo, 2) + ", " + fixed(d.score_ci.hi, 2) +
-                                     "]</div><div class=\"small\">bootstrap over runs, weights fixed" +
-                                     (d.score_ci_parametric ? "; normal draws where no per-run values" : "")
-                               : "no interval (fewer than 2 runs per test)");
+                                     "]</div><div class=\"small\">" + html_escape(d.score_ci_note)
+                               : html_escape(d.score_ci_note.empty() ? "no interval" : d.score_ci_note));
   const std::string kinds = failure_kinds_text(d);
   h += card("Failure rate", "medium",
             fixed(d.failure_rate * 100, 1) + "% <span class=\"badge " +

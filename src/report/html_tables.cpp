@@ -41,10 +41,12 @@ std::string results_table(const ReportData& d) {
   for (const auto& r : d.rows) {
     h += "<tr>" + td(html_escape(r.name)) + td(r.count_unit.empty() ? "-" : html_escape(r.count_unit)) +
          td(fixed(r.weight, 0)) + td(fixed(r.n, 0) + " (" + fixed(r.fail, 0) + ")", r.fail > 0 ? "bad" : "") +
-         td(rate(r.perf)) + td(interval(r.ci)) + td(fixed(r.std_pct, 1)) + td(rate(r.perf_adj));
+         td(rate(r.perf)) + td(r.ci.valid() ? interval(r.ci) : html_escape(r.ci_method.empty() ? "-" : r.ci_method)) +
+         td(fixed(r.std_pct, 1)) + td(rate(r.perf_adj));
     if (d.has_compare)
       h += td(rate(r.perf_base)) + td(fixed(r.perf_ratio, 3)) + td(interval(r.ratio_ci, 3)) +
-           td(fixed(r.perf_ratio_adj, 3)) + td(r.verdict.empty() ? "-" : r.verdict, verdict_class(r.verdict));
+           td(fixed(r.perf_ratio_adj, 3)) +
+           td(r.verdict.empty() ? "-" : html_escape(r.verdict), verdict_class(r.verdict));
     if (d.has_runs)
       h += r.window_flags > 0
                ? td(fmt::format("{} run{} flagged", r.window_flags, r.window_flags == 1 ? "" : "s"), "warn")
@@ -134,12 +136,16 @@ std::string evidence_html(const ReportData& d) {
 }
 
 std::string significance_html(const ReportData& d) {
-  std::string h = "<p>Two-sided, alpha 0.05; a difference under the noise floor is &quot;same&quot;.</p>\n<table><tr>" +
-                  th("test") + th("difference", "% of baseline") + th("noise floor", "%") + th("method") + th("p") +
-                  th("effect") + th("verdict") + "</tr>\n";
+  std::string h =
+      "<p>Two statements per test: is the difference real (two-sided test, alpha 0.05), and is it larger "
+      "than the equivalence margin. &quot;same&quot; only when it is neither (docs/statistics.md).</p>\n"
+      "<table><tr>" +
+      th("test") + th("difference", "% of baseline") + th("difference 95% CI", "%") + th("margin", "%") +
+      th("margin from") + th("method") + th("p") + th("effect") + th("verdict") + "</tr>\n";
   for (const auto& r : d.rows) {
     if (r.sig.method.empty()) continue;
-    h += "<tr>" + td(html_escape(r.name)) + td(fixed(r.diff_pct, 1)) + td(fixed(r.noise_floor_pct, 1)) +
+    h += "<tr>" + td(html_escape(r.name)) + td(fixed(r.diff_pct, 1)) + td(interval(r.diff_ci_pct, 1)) +
+         td(fixed(r.noise_floor_pct, 1)) + td(r.margin_source.empty() ? "-" : html_escape(r.margin_source)) +
          td(html_escape(r.sig.method)) + td(html_escape(p_cell(r.sig.p_value))) +
          td(std::isnan(r.sig.effect) ? "-" : html_escape(r.sig.effect_name) + " " + fixed(r.sig.effect, 2)) +
          td(r.verdict.empty() ? "-" : html_escape(r.verdict), verdict_class(r.verdict)) + "</tr>\n";

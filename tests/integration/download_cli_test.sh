@@ -13,7 +13,7 @@ trap '[ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 cd "$work"
 scale=0.0005
-all='["bsds500", "coco", "fake_imagenet", "mnist", "ml20m", "wiki2", "wmt16"]'
+all='["bsds500", "coco", "fake_imagenet", "ml20m", "mnist", "wiki2", "wmt16"]'
 
 "$SRC/scripts/download.sh" -d gen --scale $scale --milarun "$MILARUN" > gen.log 2>&1 || fail "offline: $(cat gen.log)"
 python3 - gen "$all" <<'PY' || fail "offline manifest"

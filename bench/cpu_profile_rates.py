@@ -80,7 +80,8 @@ def main():
                 print(f"| {t} | | {args['--max-count']} | {wall:.1f} | | | | no result: {open(out + '/log').read()[-200:]!r} | | |")
                 continue
             r = json.load(open(files[0]))
-            tr = r.get("timings", {}).get("train")
+            timings = r.get("timings", {})
+            tr = timings.get("train") or timings.get("train_0")  # scaling: rank 0's own timing
             if not r.get("success") or not tr:
                 print(f"| {t} | | {args['--max-count']} | {wall:.1f} | | | | failed: {r.get('error')!r} | | |")
                 continue

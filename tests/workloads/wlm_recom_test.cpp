@@ -137,7 +137,7 @@ TEST(Wiki2, MissingOrEmptyFileNamesItAndTheCommand) {
   write_file(dir.str() + "/wikitext-2/wiki.valid.tokens", "");
   write_file(dir.str() + "/wikitext-2/wiki.test.tokens", "c\n");
   e = error_of([&] { read_wiki2(dir.str()); });
-  EXPECT_NE(e.find("valid.txt: empty"), std::string::npos) << e;
+  EXPECT_NE(e.find("wiki.valid.tokens: empty"), std::string::npos) << e;
 }
 
 // ---- ml20m ----

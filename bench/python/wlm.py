@@ -70,7 +70,7 @@ def main():
     index, ids = {}, []
     for split in ("train", "valid", "test"):
         out = []
-        tokenize(os.path.join(a.dataroot, "wikitext-2", split + ".txt"), index, out)
+        tokenize(os.path.join(a.dataroot, "wikitext-2", "wiki." + split + ".tokens"), index, out)
         if split == "train":
             ids = out
     data = torch.tensor(ids, dtype=torch.long)

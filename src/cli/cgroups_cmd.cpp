@@ -43,7 +43,9 @@ CLI::App* add_cgroups_command(CLI::App& app, CgroupsCmdOptions& o) {
   c->add_option("action", o.action, "setup | status | teardown")
       ->required()
       ->check(CLI::IsMember({"setup", "status", "teardown"}));
-  c->add_option("--devices", o.devices, "number of groups (default: one per visible GPU, at least 1)");
+  c->add_option(
+      "--devices", o.devices,
+      "number of groups (default: one per visible GPU; without GPUs, the CPU partition rule of docs/isolation.md)");
   c->add_option("--memory-mb", o.memory_mb, "memory limit per group in MiB (default: 90% of RAM / devices)");
   c->add_option("--parent", o.parent, "make the groups under this cgroup folder (default: the hierarchy root)");
   c->add_option("--marker", o.marker, "where setup records what it made (default: " + default_marker_path() + ")");
@@ -75,7 +77,7 @@ int run_cgroups_command(const CgroupsCmdOptions& o, std::ostream& out, std::ostr
       return 2;
     }
     auto gpus = detect_gpu_ids();
-    int n = o.devices > 0 ? o.devices : std::max<int>(1, gpus.size());
+    int n = o.devices > 0 ? o.devices : default_device_count(gpus.size(), allowed_cpus().size());
     StudentSetup s;
     s.cpu_sets = device_cpu_partitions(gpus, n);
     s.parent = o.parent;

@@ -65,22 +65,29 @@ int run_dataset_command(const DatasetCommand& cmd, std::ostream& out, std::ostre
     return 2;
   }
   int status = 0;
-  if (cmd.download) {
-    for (const DatasetInfo* d : todo) {
-      int rc = fetch::download_dataset(d->name, root, out, err);
-      if (rc == 0) {
-        try {
-          record_manifest(root, d->name, {{"synthetic", false}, {"source", "download"}});
-        } catch (const std::exception& e) {
-          err << "milarun dataset: " << e.what() << "\n";
-          rc = 1;
-        }
-      }
-      status = std::max(status, rc);
-    }
-    return status;
-  }
+  std::vector<const DatasetInfo*> generate;
   for (const DatasetInfo* d : todo) {
+    if (!cmd.download) {
+      generate.push_back(d);
+      continue;
+    }
+    if (d->source->files.empty()) {
+      out << fmt::format("{}: no download source ({}); generating it\n", d->name, d->source->note);
+      generate.push_back(d);
+      continue;
+    }
+    int rc = fetch::download_dataset(d->name, root, out, err);
+    if (rc == 0) {
+      try {
+        record_manifest(root, d->name, {{"synthetic", false}, {"source", "download"}});
+      } catch (const std::exception& e) {
+        err << "milarun dataset: " << e.what() << "\n";
+        rc = 1;
+      }
+    }
+    status = std::max(status, rc);
+  }
+  for (const DatasetInfo* d : generate) {
     if (!cmd.options.force && d->present(root)) {
       out << fmt::format("{}: present under {}\n", d->name, root);
       continue;
@@ -91,7 +98,7 @@ int run_dataset_command(const DatasetCommand& cmd, std::ostream& out, std::ostre
     try {
       d->generate(root, cmd.options);
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      out << fmt::format("{}: done in {:.1f} s ({})\n", d->name, s, d->layout);
+      out << fmt::format("{}: done in {:.1f} s ({})\n", d->name, s, d->source->layout);
     } catch (const std::exception& e) {
       err << fmt::format("milarun dataset {}: {}\n", d->name, e.what());
       status = 1;

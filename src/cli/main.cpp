@@ -108,8 +108,9 @@ int main(int argc, char** argv) {
   jb->add_option("--repeat", jo.repeat, "run the whole profile this many times")->capture_default_str();
   jb->add_option("--name", jo.names, "only these tests (names in the profile)");
   jb->add_flag("--no-cgexec", jo.no_cgexec, "do not put runs into cgroups");
-  jb->add_option("--devices", jo.devices,
-                 "number of devices (default: GPUs found, else 1); without GPUs, splits the CPUs into N partitions");
+  jb->add_option(
+      "--devices", jo.devices,
+      "number of devices (default: GPUs found; without GPUs, N CPU partitions by the rule in docs/isolation.md)");
   jb->add_flag("--resume", jo.resume, "skip runs that already have a result in -o (interrupted ones run again)");
   jb->add_option("--max-duration", jo.max_duration_s,
                  "wall-clock limit per run in seconds, overriding the profile's \"timeout\" (default 3600)");

@@ -97,7 +97,8 @@ int main(int argc, char** argv) {
   ds->add_option("--scale", dc.options.scale, "fraction of the real size, in (0, 1]")->capture_default_str();
   ds->add_option("--threads", dc.options.threads, "generator threads (0 = all CPUs)")->capture_default_str();
   ds->add_flag("--force", dc.options.force, "regenerate even when present");
-  ds->add_flag("--download", dc.download, "download the original data (needs network) instead of generating it");
+  ds->add_flag("--download", dc.download,
+               "download the original data where the dataset table has a source (needs network); others are generated");
 
   auto* rr = app.add_subcommand("rerun", "re-run the test that produced a result file");
   std::string rerun_file, rerun_out;
@@ -138,11 +139,13 @@ int main(int argc, char** argv) {
       for (const auto& e : w.experiments) ex += (ex.empty() ? "" : ", ") + e;
       std::cout << fmt::format("  {:<12} {:<45} {:<10} {}\n", w.name, ex, w.count_unit, w.default_max_count);
     }
-    std::cout << "datasets (name, aliases, layout under DATAROOT; make with `milarun dataset NAME -d DATAROOT`):\n";
+    std::cout << "datasets (name, aliases, download, layout under DATAROOT; make with `milarun dataset NAME -d "
+                 "DATAROOT [--download]`):\n";
     for (const auto& d : dataset_registry()) {
-      std::string al;
-      for (const auto& a : d.aliases) al += (al.empty() ? "" : ", ") + a;
-      std::cout << fmt::format("  {:<14} {:<32} {}\n", d.name, al, d.layout);
+      std::string al = "milarun.datasets:" + d.name;
+      for (const auto& a : d.source->aliases) al += ", " + a;
+      std::cout << fmt::format("  {:<14} {:<42} {:<9} {}\n", d.name, al,
+                               d.source->files.empty() ? "generated" : "download", d.source->layout);
     }
     return 0;
   } catch (const std::exception& e) {

@@ -1,10 +1,14 @@
 // Datasets: one file per dataset (reader of the real on-disk layout + a
-// generator writing synthetic data in that same layout), listed once in
-// data/registry.cpp. No torch here: generators and the registry are plain C++.
+// generator writing synthetic data in that same layout). The table of names,
+// aliases, layouts and download sources is fetch::dataset_sources() (core,
+// src/fetch/dataset_table.cpp); data/registry.cpp hooks each entry's reader
+// check and generator to it by name. No torch here: plain C++.
 #pragma once
 #include <functional>
 #include <string>
 #include <vector>
+
+#include "fetch/datasets.hpp"
 
 namespace milabench {
 
@@ -15,9 +19,8 @@ struct DatasetOptions {
 };
 
 struct DatasetInfo {
-  std::string name;                  // short name, e.g. "mnist"
-  std::vector<std::string> aliases;  // e.g. "milarun.datasets:mnist"
-  std::string layout;                // what it writes under DATAROOT, for `milarun list`
+  std::string name;                    // the table's name, e.g. "mnist"
+  const fetch::DatasetSource* source;  // its table entry: aliases, layout, download files
   // Whether a complete dataset (real or synthetic) is under dataroot.
   std::function<bool(const std::string& dataroot)> present;
   // Writes a synthetic dataset in the real layout and records it in the
@@ -26,10 +29,10 @@ struct DatasetInfo {
   std::function<void(const std::string& dataroot, const DatasetOptions&)> generate;
 };
 
-// All datasets of this build (registry.cpp).
+// All datasets of this build, in the table's order (registry.cpp). Throws
+// std::logic_error when a table entry has no hooks or hooks name no entry.
 const std::vector<DatasetInfo>& dataset_registry();
-// By short name or alias ("milarun.datasets:mnist", "milabench.datasets:mnist");
-// nullptr when unknown.
+// By name or alias, as fetch::find_dataset_source; nullptr when unknown.
 const DatasetInfo* find_dataset(const std::string& name_or_alias);
 
 // The command that creates `name` under `dataroot`, for error messages:

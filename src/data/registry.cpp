@@ -1,50 +1,72 @@
-// The one table of datasets in this build.
+// The reader check and generator of each dataset of fetch::dataset_sources(),
+// hooked by name: the table itself (names, aliases, layout, downloads) is core.
+#include <stdexcept>
+
+#include "data/bsds500.hpp"
+#include "data/coco.hpp"
 #include "data/dataset.hpp"
+#include "data/fake_imagenet.hpp"
 #include "data/mnist.hpp"
-#include "data/wmt16.hpp"
 #include "data/movielens.hpp"
 #include "data/wikitext2.hpp"
-#include "data/fake_imagenet.hpp"
-#include "data/coco.hpp"
-#include "data/bsds500.hpp"
-#include "data/mnist.hpp"
+#include "data/wmt16.hpp"
 
 namespace milabench {
 
-const std::vector<DatasetInfo>& dataset_registry() {
-  static const std::vector<DatasetInfo> table = {
-      {"mnist", {"milarun.datasets:mnist"}, "mnist/MNIST/raw/*-ubyte (idx)", mnist_present,
-       [](const std::string& root, const DatasetOptions& o) { generate_mnist(root, o.scale); }},
-      {"wmt16", {"milarun.datasets:wmt16"}, "wmt16/{train.tok.clean,newstest2014.tok}.bpe.32000.{en,de}, vocab.bpe.32000",
-       wmt16_present,
+namespace {
+
+struct Hooks {
+  const char* name;
+  std::function<bool(const std::string&)> present;
+  std::function<void(const std::string&, const DatasetOptions&)> generate;
+};
+
+const std::vector<Hooks>& hooks() {
+  static const std::vector<Hooks> table = {
+      {"mnist", mnist_present, [](const std::string& root, const DatasetOptions& o) { generate_mnist(root, o.scale); }},
+      {"fake_imagenet", fake_imagenet_present, generate_fake_imagenet},
+      {kBsds500Name, bsds500_present, generate_bsds500},
+      {"wmt16", wmt16_present,
        [](const std::string& root, const DatasetOptions& o) {
          Wmt16GenOptions g;
          g.scale = o.scale;
          g.threads = o.threads;
          generate_wmt16(root, g);
        }},
-      {"wiki2", {"milarun.datasets:wiki2"}, "wikitext-2/{train,valid,test}.txt (text)", wiki2_present, generate_wiki2},
-      {"ml20m", {"milarun.datasets:ml20m"}, "ml-20m/ratings.csv (+ ratings.bin cache)", ml20m_present, generate_ml20m},
-      {"fake_imagenet", {"milarun.datasets:fake_imagenet"}, "ImageNet/{train,val,test}/<class>/<i>.jpeg (512x512)",
-       fake_imagenet_present, generate_fake_imagenet},
-      {"coco", {"milarun.datasets:coco"}, "coco/{train2017,val2017}/*.jpg + annotations/instances_{train,val}2017.json",
-       coco_present, generate_coco},
-      {kBsds500Name, {"milarun.datasets:bsds500_reso", "bsds500_reso"},
-       "bsds500/BSR/BSDS500/data/images/{train,val,test}/<id>.jpg (481x321, 321x481)", bsds500_present,
-       generate_bsds500},
+      {"wiki2", wiki2_present, generate_wiki2},
+      {"coco", coco_present, generate_coco},
+      {"ml20m", ml20m_present, generate_ml20m},
   };
   return table;
 }
 
-const DatasetInfo* find_dataset(const std::string& name_or_alias) {
-  std::string key = name_or_alias;
-  for (const char* prefix : {"milabench.datasets:", "milarun.datasets:"})
-    if (key.rfind(prefix, 0) == 0) key = key.substr(std::string(prefix).size());
-  for (const auto& d : dataset_registry()) {
-    if (d.name == key) return &d;
-    for (const auto& a : d.aliases)  // e.g. "milarun.datasets:bsds500_reso" for bsds500
-      if (a == key || a == name_or_alias) return &d;
+std::vector<DatasetInfo> join_table() {
+  std::vector<DatasetInfo> out;
+  for (const auto& s : fetch::dataset_sources()) {
+    const Hooks* h = nullptr;
+    for (const auto& c : hooks())
+      if (s.name == c.name) h = &c;
+    if (!h) throw std::logic_error("dataset " + s.name + " of the dataset table has no reader/generator hooks");
+    out.push_back({s.name, &s, h->present, h->generate});
   }
+  for (const auto& c : hooks())
+    if (!fetch::find_dataset_source(c.name) || fetch::find_dataset_source(c.name)->name != c.name)
+      throw std::logic_error(std::string("dataset hooks for ") + c.name + " name no entry of the dataset table");
+  return out;
+}
+
+}  // namespace
+
+const std::vector<DatasetInfo>& dataset_registry() {
+  static const std::vector<DatasetInfo> table = join_table();
+  return table;
+}
+
+const DatasetInfo* find_dataset(const std::string& name_or_alias) {
+  const fetch::DatasetSource* s = fetch::find_dataset_source(name_or_alias);
+  if (!s) return nullptr;
+  for (const auto& d : dataset_registry())
+    if (d.source == s) return &d;
   return nullptr;
 }
 

@@ -26,7 +26,7 @@ constexpr int kCoverStride = 50;     // every 50th train word is the next not-ye
 constexpr double kZipfShift = 2.0;   // p(rank) ∝ 1/(rank + 2): "the" ≈ 5% as in WikiText-2
 
 std::string split_path(const std::string& dataroot, int split) {
-  return wiki2_dir(dataroot) + "/" + kSplits[split] + ".txt";
+  return wiki2_dir(dataroot) + "/wiki." + kSplits[split] + ".tokens";
 }
 
 // The generator's word list: frequent WikiText tokens first, then distinct
@@ -168,7 +168,7 @@ void generate_wiki2(const std::string& dataroot, const DatasetOptions& opts) {
   }
   record_manifest(dataroot, "wiki2",
                   {{"synthetic", true}, {"generator", "milarun"}, {"scale", opts.scale}, {"files", 3},
-                   {"tokens", tokens}, {"layout", "wikitext-2/{train,valid,test}.txt"}});
+                   {"tokens", tokens}, {"layout", "wikitext-2/wiki.{train,valid,test}.tokens"}});
 }
 
 bool wiki2_present(const std::string& dataroot) {

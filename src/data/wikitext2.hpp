@@ -1,15 +1,14 @@
-// WikiText-2 in the layout of PyTorch's word_language_model example:
-// DATAROOT/wikitext-2/{train,valid,test}.txt, UTF-8 text, tokens separated by
+// WikiText-2 as the original's milarun.datasets:wiki2 reads it (the layout of
+// wikitext-2-v1.zip): DATAROOT/wikitext-2/wiki.{train,valid,test}.tokens, UTF-8 text, tokens separated by
 // whitespace, one paragraph (or heading, or blank) per line. No torch here.
 // Tokenisation (Dictionary, tokenize_text) is in data/text_tokens.hpp.
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "data/dataset.hpp"
 #include "data/text_tokens.hpp"

@@ -1,30 +1,24 @@
 #include "fetch/datasets.hpp"
 
+#include <fmt/format.h>
+
 #include <chrono>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 namespace milabench::fetch {
 namespace fs = std::filesystem;
 
-const DatasetSource* find_dataset_source(const std::string& name) {
-  std::string key = name;
-  const std::string prefix = "milarun.datasets:";
-  if (key.rfind(prefix, 0) == 0) key = key.substr(prefix.size());
-  for (const auto& s : dataset_sources())
-    if (s.name == key) return &s;
-  return nullptr;
-}
-
 namespace {
 
-std::string known_names() {
+// The datasets that have a download source.
+std::string downloadable_names() {
   std::string out;
-  for (const auto& s : dataset_sources()) out += (out.empty() ? "" : ", ") + s.name;
+  for (const auto& s : dataset_sources())
+    if (!s.files.empty()) out += (out.empty() ? "" : ", ") + s.name;
   return out;
 }
 
@@ -82,9 +76,10 @@ int download_dataset_from(const DatasetSource& src, const std::string& dataroot,
     return 0;
   }
   if (fs::exists(fs::symlink_status(final_dir, ec))) {
-    err << fmt::format("milarun dataset {} --download: {} already exists and was not made by --download "
-                       "(synthetic data?); move it aside to download the real data\n",
-                       src.name, final_dir.string());
+    err << fmt::format(
+        "milarun dataset {} --download: {} already exists and was not made by --download "
+        "(synthetic data?); move it aside to download the real data\n",
+        src.name, final_dir.string());
     return 2;
   }
   fs::path staging;
@@ -100,9 +95,10 @@ int download_dataset_from(const DatasetSource& src, const std::string& dataroot,
     DiskSpace& disk = options.disk ? *options.disk : system_disk_space();
     std::uint64_t avail = disk.available_bytes(root.string());
     if (avail < need) {
-      err << fmt::format("milarun dataset {} --download: not enough disk space in {}: need {}, {} free; "
-                         "free some space or choose another data root (-d)\n",
-                         src.name, root.string(), human_bytes(need), human_bytes(avail));
+      err << fmt::format(
+          "milarun dataset {} --download: not enough disk space in {}: need {}, {} free; "
+          "free some space or choose another data root (-d)\n",
+          src.name, root.string(), human_bytes(need), human_bytes(avail));
       return 1;
     }
 
@@ -118,7 +114,10 @@ int download_dataset_from(const DatasetSource& src, const std::string& dataroot,
       if (!d.verified) ++unverified;
       out << fmt::format("{}: {} {} sha256 {} ({})\n", src.name, f.filename, human_bytes(d.bytes), d.sha256,
                          d.verified ? "verified" : "unverified: no published hash in the table, recorded");
-      files.push_back({{"url", f.remote.url}, {"file", f.filename}, {"bytes", d.bytes}, {"sha256", d.sha256},
+      files.push_back({{"url", f.remote.url},
+                       {"file", f.filename},
+                       {"bytes", d.bytes},
+                       {"sha256", d.sha256},
                        {"verified", d.verified}});
     }
 
@@ -132,18 +131,17 @@ int download_dataset_from(const DatasetSource& src, const std::string& dataroot,
         return 1;
       }
     }
-    nlohmann::ordered_json prov = {{"dataset", src.name}, {"source", "download"}, {"downloaded_at", utc_now()},
-                                   {"files", files}};
+    nlohmann::ordered_json prov = {
+        {"dataset", src.name}, {"source", "download"}, {"downloaded_at", utc_now()}, {"files", files}};
     if (!src.note.empty()) prov["note"] = src.note;
     std::ofstream(staging / kProvenanceFile) << prov.dump(2) << "\n";
     fs::rename(staging, final_dir);
     staging.clear();
-    fs::remove_all(cache, ec);  // the archives are no longer needed once unpacked
+    fs::remove_all(cache, ec);            // the archives are no longer needed once unpacked
     fs::remove(root / ".downloads", ec);  // only when no other dataset's download is pending there
-    out << fmt::format("{}: installed in {}{}\n", src.name, final_dir.string(),
-                       unverified ? fmt::format(" ({} file(s) unverified, hashes recorded in {})", unverified,
-                                                kProvenanceFile)
-                                  : "");
+    out << fmt::format(
+        "{}: installed in {}{}\n", src.name, final_dir.string(),
+        unverified ? fmt::format(" ({} file(s) unverified, hashes recorded in {})", unverified, kProvenanceFile) : "");
     return 0;
   } catch (const std::exception& e) {
     if (!staging.empty()) fs::remove_all(staging, ec);
@@ -152,15 +150,33 @@ int download_dataset_from(const DatasetSource& src, const std::string& dataroot,
   }
 }
 
+DatasetSource with_mirror(const DatasetSource& source, const std::string& mirror) {
+  std::string base = mirror;
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  DatasetSource out = source;
+  for (auto& f : out.files) f.remote.url = base + "/" + out.dir + "/" + f.filename;
+  return out;
+}
+
 int download_dataset(const std::string& name, const std::string& dataroot, std::ostream& out, std::ostream& err) {
   const DatasetSource* src = find_dataset_source(name);
   if (!src) {
-    err << fmt::format("milarun dataset {} --download: no download source for this dataset (known: {}); "
-                       "other datasets are generated locally\n",
-                       name, known_names());
+    err << fmt::format("milarun dataset {} --download: unknown dataset (downloadable: {})\n", name,
+                       downloadable_names());
     return 2;
   }
-  return download_dataset_from(*src, dataroot, DownloadOptions{}, out, err);
+  if (src->files.empty()) {
+    err << fmt::format(
+        "milarun dataset {} --download: no download source ({}); run it without --download to "
+        "generate it\n",
+        src->name, src->note);
+    return 2;
+  }
+  const char* mirror = std::getenv("MILARUN_DOWNLOAD_MIRROR");
+  if (!mirror || !*mirror) return download_dataset_from(*src, dataroot, DownloadOptions{}, out, err);
+  DatasetSource mirrored = with_mirror(*src, mirror);
+  out << fmt::format("{}: from the mirror {} (MILARUN_DOWNLOAD_MIRROR)\n", src->name, mirror);
+  return download_dataset_from(mirrored, dataroot, DownloadOptions{}, out, err);
 }
 
 }  // namespace milabench::fetch

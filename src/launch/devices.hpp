@@ -1,5 +1,6 @@
 // Counting accelerators (without initialising CUDA) and splitting CPUs.
 #pragma once
+#include <cstddef>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,15 @@ std::vector<std::string> visible_gpu_ids(const std::optional<std::string>& cuda_
 // NVML's device count (dlopen'ed, see monitor/nvml.hpp) is used when NVML
 // loads, else /proc/driver/nvidia/gpus.
 std::vector<std::string> detect_gpu_ids();
+
+// Devices a suite runs on when --devices is not given: one per GPU; without
+// GPUs, CPU partitions standing in for GPUs as the original runs one copy per
+// GPU: two CPUs per partition (a workload's compute thread and its data or
+// environment thread), at least 2 partitions (so per-gpu tests run in
+// parallel copies and gpu-progression has a scaling.2) and at most 8 (the
+// original's 8-GPU node), never more than the CPUs:
+//   min(cpus, clamp(cpus / 2, 2, 8)); 1 CPU -> 1, 2-5 -> 2, 6 -> 3, 8 -> 4, 16+ -> 8.
+int default_device_count(std::size_t gpus, std::size_t cpus);
 
 // CPUs this process may run on (sched_getaffinity), ascending.
 std::vector<int> allowed_cpus();

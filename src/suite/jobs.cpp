@@ -194,7 +194,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   in.extra_args = o.extra_args;
   in.no_cgexec = o.no_cgexec;
   in.gpu_ids = detect_gpu_ids();
-  in.devices = o.devices > 0 ? o.devices : std::max<int>(1, in.gpu_ids.size());
+  in.devices = o.devices > 0 ? o.devices : default_device_count(in.gpu_ids.size(), allowed_cpus().size());
   try {
     in.cpu_partitions = device_cpu_partitions(in.gpu_ids, in.devices);
   } catch (const std::exception& e) {

@@ -1,18 +1,16 @@
 // `milarun dataset NAME --download` end to end against a local server, and
 // the table of the original datasets.
-#include <gtest/gtest.h>
-
 #include <archive.h>
 #include <archive_entry.h>
+#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "fetch/datasets.hpp"
 #include "fetch/sha256.hpp"
@@ -71,9 +69,9 @@ class DatasetDownloadTest : public ::testing::Test {
     src_.name = "tiny";
     src_.dir = "tiny";
     src_.disk_bytes = 4096;
-    src_.files = {{{server_.url("/tiny.tar.gz"), sha256_hex(tarball_), tarball_.size()}, "tiny.tar.gz",
-                   Unpack::Extract, "", 1},
-                  {{server_.url("/labels.gz"), "", 0}, "labels-idx1-ubyte.gz", Unpack::Gunzip, "raw", 0}};
+    src_.files = {
+        {{server_.url("/tiny.tar.gz"), sha256_hex(tarball_), tarball_.size()}, "tiny.tar.gz", Unpack::Extract, "", 1},
+        {{server_.url("/labels.gz"), "", 0}, "labels-idx1-ubyte.gz", Unpack::Gunzip, "raw", 0}};
   }
   void TearDown() override { fs::remove_all(root_); }
 
@@ -151,23 +149,68 @@ TEST(DatasetTable, NamesUrlsAndHashesAreWellFormed) {
   std::set<std::string> names;
   for (const auto& s : dataset_sources()) {
     EXPECT_TRUE(names.insert(s.name).second) << s.name;
-    EXPECT_FALSE(s.files.empty()) << s.name;
+    for (const auto& a : s.aliases) EXPECT_TRUE(names.insert(a).second) << a;
+    EXPECT_TRUE(!s.files.empty() || !s.note.empty()) << s.name << ": not downloadable and no note saying why";
     EXPECT_GT(s.disk_bytes, 0u) << s.name;
+    EXPECT_EQ(s.layout.rfind(s.dir + "/", 0), 0u) << s.name << ": layout must start with its directory";
     for (const auto& f : s.files) {
       EXPECT_TRUE(f.remote.url.rfind("http://", 0) == 0 || f.remote.url.rfind("https://", 0) == 0) << f.remote.url;
       EXPECT_TRUE(f.remote.sha256.empty() || is_sha256_hex(f.remote.sha256)) << f.remote.url;
       EXPECT_EQ(unsafe_entry_path(f.filename), "") << f.filename;
     }
   }
-  for (const char* n : {"mnist", "bsds500", "wikitext-2", "ml-20m", "coco", "wmt16"})
-    EXPECT_NE(find_dataset_source(n), nullptr) << n;
   ASSERT_NE(find_dataset_source("milarun.datasets:mnist"), nullptr);
   for (const auto& f : find_dataset_source("mnist")->files) EXPECT_FALSE(f.remote.sha256.empty());
 }
 
-TEST(DatasetTable, UnknownNameListsTheKnownOnes) {
+// Every --dataset value of the original's profiles (and the former download
+// table's names) resolves to one entry: `milarun dataset wiki2 --download`
+// and `ml20m --download` reach the same entry as the profiles.
+TEST(DatasetTable, ProfileNamesAndAliasesReachOneEntry) {
+  const std::pair<const char*, const char*> cases[] = {{"milarun.datasets:mnist", "mnist"},
+                                                       {"milarun.datasets:fake_imagenet", "fake_imagenet"},
+                                                       {"milarun.datasets:bsds500_reso", "bsds500"},
+                                                       {"bsds500_reso", "bsds500"},
+                                                       {"milarun.datasets:wmt16", "wmt16"},
+                                                       {"milarun.datasets:wiki2", "wiki2"},
+                                                       {"wiki2", "wiki2"},
+                                                       {"wikitext-2", "wiki2"},
+                                                       {"milarun.datasets:coco", "coco"},
+                                                       {"milabench.datasets:coco", "coco"},
+                                                       {"milarun.datasets:ml20m", "ml20m"},
+                                                       {"ml20m", "ml20m"},
+                                                       {"ml-20m", "ml20m"}};
+  for (const auto& [alias, name] : cases) {
+    const DatasetSource* s = find_dataset_source(alias);
+    ASSERT_NE(s, nullptr) << alias;
+    EXPECT_EQ(s->name, name) << alias;
+  }
+  for (const char* n : {"wiki2", "ml20m", "mnist", "bsds500", "coco"})
+    EXPECT_FALSE(find_dataset_source(n)->files.empty()) << n << " is downloadable";
+  EXPECT_EQ(find_dataset_source("imagenet"), nullptr);
+  EXPECT_EQ(find_dataset_source("milarun.datasets:"), nullptr);
+}
+
+TEST(DatasetTable, UnknownNameListsTheDownloadableOnes) {
   std::ostringstream out, err;
   EXPECT_EQ(download_dataset("imagenet-2012", "/nonexistent", out, err), 2);
-  EXPECT_NE(err.str().find("known: mnist"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("downloadable: mnist"), std::string::npos) << err.str();
   EXPECT_EQ(err.str().find('\n'), err.str().size() - 1);
+}
+
+TEST(DatasetTable, DatasetWithoutSourceSaysWhyAndDownloadsNothing) {
+  std::ostringstream out, err;
+  EXPECT_EQ(download_dataset("milarun.datasets:wmt16", "/nonexistent", out, err), 2);
+  EXPECT_NE(err.str().find("no download source"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("without --download"), std::string::npos) << err.str();
+  EXPECT_EQ(err.str().find('\n'), err.str().size() - 1);
+}
+
+TEST(DatasetTable, MirrorServesEveryFileUnderTheDatasetDirectory) {
+  const DatasetSource& coco = *find_dataset_source("coco");
+  DatasetSource m = with_mirror(coco, "http://127.0.0.1:8000/milabench/");
+  ASSERT_EQ(m.files.size(), coco.files.size());
+  EXPECT_EQ(m.files[0].remote.url, "http://127.0.0.1:8000/milabench/coco/train2017.zip");
+  EXPECT_EQ(m.files[2].remote.url, "http://127.0.0.1:8000/milabench/coco/annotations_trainval2017.zip");
+  EXPECT_EQ(m.files[0].remote.sha256, coco.files[0].remote.sha256);
 }

@@ -1,8 +1,9 @@
 // CPU sets per device: NUMA-local where known, contiguous splits otherwise.
+#include "launch/topology.hpp"
+
 #include <gtest/gtest.h>
 
 #include "launch/devices.hpp"
-#include "launch/topology.hpp"
 
 using namespace milabench;
 
@@ -49,4 +50,28 @@ TEST(Topology, HwlocDoesNotKnowABogusBusId) {
   // Without GPUs the jobs' partitions are contiguous splits of our CPUs.
   auto cpus = allowed_cpus();
   EXPECT_EQ(device_cpu_partitions({}, 1), partition_cpus(cpus, 1));
+}
+
+// Without --devices: one device per GPU; without GPUs, two CPUs per
+// partition, at least 2 partitions (scaling.2 exists on 2 CPUs), at most 8.
+TEST(DefaultDeviceCount, OnePerGpuWhenThereAreGpus) {
+  EXPECT_EQ(default_device_count(4, 2), 4);
+  EXPECT_EQ(default_device_count(1, 64), 1);
+}
+
+TEST(DefaultDeviceCount, CpuPartitionsFollowTheCoreCount) {
+  const std::pair<std::size_t, int> cases[] = {{1, 1}, {2, 2},  {3, 2},  {4, 2},  {5, 2}, {6, 3},
+                                               {8, 4}, {12, 6}, {16, 8}, {64, 8}, {0, 1}};
+  for (auto [cpus, n] : cases) EXPECT_EQ(default_device_count(0, cpus), n) << cpus << " CPUs";
+}
+
+TEST(DefaultDeviceCount, EveryPartitionOfTheRuleGetsCpus) {
+  for (std::size_t cpus = 1; cpus <= 96; ++cpus) {
+    std::vector<int> all(cpus);
+    for (std::size_t i = 0; i < cpus; ++i) all[i] = int(i);
+    const int n = default_device_count(0, cpus);
+    auto parts = partition_cpus(all, n);
+    ASSERT_EQ(parts.size(), std::size_t(n));
+    for (const auto& p : parts) EXPECT_GE(p.size(), cpus >= 4 ? 2u : 1u) << cpus;
+  }
 }

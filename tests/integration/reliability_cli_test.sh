@@ -47,12 +47,12 @@ cat > hang.json <<JSON
 {"hang": {"experiment": "polynome", "timeout": 2, "exec_prefix": ["sh", "-c", "sleep 300 # $marker"]},
  "slow": {"experiment": "polynome", "arguments": {"--max-count": 400000000}}}
 JSON
-rc=0; "$MILARUN" jobs hang.json -d data -o hang --name hang > hang.log 2>&1 || rc=$?
+rc=0; "$MILARUN" jobs hang.json -d data --devices 1 -o hang --name hang > hang.log 2>&1 || rc=$?
 [ $rc = 1 ] || fail "hang: exit $rc: $(cat hang.log)"
 [ "$(kind hang/hang.hang.J0.0.FAIL.*.json)" = timeout ] || fail "hang: not recorded as timeout"
 [ -z "$(leftovers)" ] || fail "hang: the sleeping process survived"
 # --max-duration overrides the profile's timeout
-rc=0; "$MILARUN" jobs hang.json -d data -o slow --name slow --max-duration 1.5 > slow.log 2>&1 || rc=$?
+rc=0; "$MILARUN" jobs hang.json -d data --devices 1 -o slow --name slow --max-duration 1.5 > slow.log 2>&1 || rc=$?
 [ $rc = 1 ] && [ "$(kind slow/hang.slow.J0.0.FAIL.*.json)" = timeout ] || fail "--max-duration: $(cat slow.log)"
 grep -q "timeout after 1.5 s" slow.log || fail "--max-duration: the log does not say the limit"
 
@@ -60,7 +60,7 @@ grep -q "timeout after 1.5 s" slow.log || fail "--max-duration: the log does not
 cat > nan.json <<JSON
 {"nan": {"experiment": "polynome", "arguments": {"--poly-degree": 60, "--lr": 10, "--max-count": 400000000}}}
 JSON
-rc=0; "$MILARUN" jobs nan.json -d data -o nan -- --sample-duration 0.05 > nan.log 2>&1 || rc=$?
+rc=0; "$MILARUN" jobs nan.json -d data --devices 1 -o nan -- --sample-duration 0.05 > nan.log 2>&1 || rc=$?
 [ $rc = 1 ] && [ "$(kind nan/nan.nan.J0.0.FAIL.*.json)" = nonfinite_loss ] || fail "NaN: $(cat nan.log)"
 
 # --- SIGINT / SIGTERM: children stopped, interrupted runs recorded, resume completes the set
@@ -105,21 +105,21 @@ mnt="$work/small"; mkdir -p "$mnt"
 if mount -t tmpfs -o size=32m tmpfs "$mnt" 2>/dev/null; then
   # (a) checked before each test: nothing starts, resume finishes once there is room
   head -c 30m /dev/zero > "$mnt/filler"  # 2 MiB left, under the 16 MiB minimum
-  rc=0; "$MILARUN" jobs long.json -d data -o "$mnt/out" -- --max-count 20000 > full.log 2>&1 || rc=$?
+  rc=0; "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" -- --max-count 20000 > full.log 2>&1 || rc=$?
   [ $rc = 1 ] && grep -q "MiB free" full.log && grep -q -- "--resume" full.log || fail "disk full (a): $rc $(cat full.log)"
   rm "$mnt/filler"
-  "$MILARUN" jobs long.json -d data -o "$mnt/out" --resume -- --max-count 20000 > full.resume.log 2>&1 \
+  "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --resume -- --max-count 20000 > full.resume.log 2>&1 \
     || fail "disk full (a) resume: $(cat full.resume.log)"
   complete_once "$mnt/out" 2 || fail "disk full (a): incomplete after resume"
   # (b) full while a run writes: the result is parked in $TMPDIR, the suite stops, resume moves it back
   rm -rf "$mnt/out"; mkdir -p "$mnt/out/logs"
   fill=$(( $(df --output=avail -k "$mnt" | tail -1) - 2 ))
   head -c ${fill}k /dev/zero > "$mnt/filler" 2>/dev/null || true
-  rc=0; "$MILARUN" jobs long.json -d data -o "$mnt/out" --min-free-mb 0 -- --max-count 20000 > part.log 2>&1 || rc=$?
+  rc=0; "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --min-free-mb 0 -- --max-count 20000 > part.log 2>&1 || rc=$?
   [ $rc = 1 ] && grep -q "kept in" part.log || fail "disk full (b): $rc $(cat part.log)"
   [ "$(ls "$TMPDIR"/milarun-unsaved/*/*.json | wc -l)" -ge 1 ] || fail "disk full (b): nothing parked"
   rm "$mnt/filler"
-  "$MILARUN" jobs long.json -d data -o "$mnt/out" --resume -- --max-count 20000 > part.resume.log 2>&1 \
+  "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --resume -- --max-count 20000 > part.resume.log 2>&1 \
     || fail "disk full (b) resume: $(cat part.resume.log)"
   grep -q "moved back" part.resume.log || fail "disk full (b): parked results not restored"
   complete_once "$mnt/out" 2 || fail "disk full (b): incomplete after resume"
@@ -135,7 +135,7 @@ cat > corrupt.json <<JSON
 {"vae": {"experiment": "vae", "arguments": {"--dataset": "milarun.datasets:mnist", "--max-count": 2000}},
  "ok": {"experiment": "polynome", "arguments": {"--max-count": 20000}}}
 JSON
-rc=0; "$MILARUN" jobs corrupt.json -d data -o corrupt > corrupt.log 2>&1 || rc=$?
+rc=0; "$MILARUN" jobs corrupt.json -d data --devices 1 -o corrupt > corrupt.log 2>&1 || rc=$?
 [ $rc = 1 ] || fail "corrupt data: exit $rc"
 f=$(ls corrupt/corrupt.vae.J0.0.FAIL.*.json) || fail "corrupt data: no FAIL file"
 [ "$(kind $f)" = bad_input ] || fail "corrupt data: kind $(kind $f)"

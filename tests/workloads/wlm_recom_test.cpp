@@ -96,7 +96,7 @@ TEST(Wiki2, GeneratedSetRoundTripsThroughTheReader) {
   EXPECT_EQ(c.valid.size(), size_t(std::llround(217646 * 0.01)));
   EXPECT_EQ(c.test.size(), size_t(std::llround(245569 * 0.01)));
   // Ids map back to the file's words, line by line.
-  std::istringstream lines(read_all(dir.str() + "/wikitext-2/valid.txt"));
+  std::istringstream lines(read_all(dir.str() + "/wikitext-2/wiki.valid.tokens"));
   std::vector<std::string> expected;
   for (std::string line; std::getline(lines, line);) {
     std::istringstream ws(line);
@@ -125,19 +125,19 @@ TEST(Wiki2, FullScaleHasTheRealVocabularyAndIgnoresThreadCount) {
   EXPECT_EQ(c.train.size(), 2088628u);
   o.threads = 3;
   generate_wiki2(b.str(), o);
-  EXPECT_EQ(read_all(a.str() + "/wikitext-2/test.txt"), read_all(b.str() + "/wikitext-2/test.txt"));
+  EXPECT_EQ(read_all(a.str() + "/wikitext-2/wiki.test.tokens"), read_all(b.str() + "/wikitext-2/wiki.test.tokens"));
 }
 
 TEST(Wiki2, MissingOrEmptyFileNamesItAndTheCommand) {
   TempDir dir("wiki2err");
   std::string e = error_of([&] { read_wiki2(dir.str()); });
-  EXPECT_NE(e.find(dir.str() + "/wikitext-2/train.txt"), std::string::npos) << e;
+  EXPECT_NE(e.find(dir.str() + "/wikitext-2/wiki.train.tokens"), std::string::npos) << e;
   EXPECT_NE(e.find("milarun dataset wiki2 -d " + dir.str()), std::string::npos) << e;
-  write_file(dir.str() + "/wikitext-2/train.txt", "a b\n");
-  write_file(dir.str() + "/wikitext-2/valid.txt", "");
-  write_file(dir.str() + "/wikitext-2/test.txt", "c\n");
+  write_file(dir.str() + "/wikitext-2/wiki.train.tokens", "a b\n");
+  write_file(dir.str() + "/wikitext-2/wiki.valid.tokens", "");
+  write_file(dir.str() + "/wikitext-2/wiki.test.tokens", "c\n");
   e = error_of([&] { read_wiki2(dir.str()); });
-  EXPECT_NE(e.find("valid.txt: empty"), std::string::npos) << e;
+  EXPECT_NE(e.find("wiki.valid.tokens: empty"), std::string::npos) << e;
 }
 
 // ---- ml20m ----

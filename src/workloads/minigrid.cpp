@@ -67,7 +67,6 @@ class MinigridWorkload : public Workload {
     app.add_option("--max-grad-norm", max_grad_norm_, "gradient norm clip")->capture_default_str();
     app.add_option("--clip-eps", clip_eps_, "PPO clipping epsilon")->capture_default_str();
     app.add_option("--ppo-epochs", ppo_epochs_, "PPO epochs per update")->capture_default_str();
-    app.add_option("--workers", unused_i_, "accepted for compatibility; no data loader");
     app.add_option("--env-threads", env_threads_, "threads stepping the environments (ours)")->capture_default_str();
   }
 

@@ -29,7 +29,6 @@ class Recom : public Workload {
     app.add_option("-l,--learning-rate", lr_, "Adam learning rate")->capture_default_str();
     app.add_option("-b,--batch-size", batch_, "samples per step, negatives included")->capture_default_str();
     app.add_option("-n,--negative-samples", negatives_, "negatives per positive")->capture_default_str();
-    app.add_option("-w,--workers", workers_, "threads making batches ahead")->capture_default_str();
     app.add_option("--beta1", beta1_, "Adam beta1")->capture_default_str();
     app.add_option("--beta2", beta2_, "Adam beta2")->capture_default_str();
     app.add_option("--eps", eps_, "Adam epsilon")->capture_default_str();
@@ -38,7 +37,8 @@ class Recom : public Workload {
   void run(Session& s) override {
     if (dataset_.find("ml20m") == std::string::npos)
       throw std::invalid_argument("recom: --dataset must name ml20m, got " + dataset_);
-    if (workers_ < 0) throw std::invalid_argument("recom: --workers must be >= 0");
+    // --workers is the harness's (Session::workers); 0 (not given) keeps this default.
+    if (s.workers() > 0) workers_ = s.workers();
     if (batch_ < 1) throw std::invalid_argument("recom: --batch-size must be >= 1");
     NcfTrainSet set = [&] {
       Ml20m data = load_ml20m(s.dataroot());

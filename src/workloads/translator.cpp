@@ -84,7 +84,6 @@ class TranslatorWorkload : public Workload {
   void add_options(CLI::App& app) override {
     app.add_option("--dataset", dataset_, "dataset (wmt16)")->capture_default_str();
     app.add_option("--batch-size", batch_, "sentence pairs per step")->capture_default_str();
-    app.add_option("--workers", workers_, "threads reading and tokenising the data")->capture_default_str();
     app.add_option("--max-size", max_size_, "read at most this many pairs (0 = all)")->capture_default_str();
     app.add_option("--model-config", model_config_, "Python dict overriding the model flags below");
     app.add_option("--hidden-size", model_.hidden_size, "LSTM and embedding width")->capture_default_str();
@@ -122,7 +121,7 @@ class TranslatorWorkload : public Workload {
     po.min_length = min_len_;
     po.max_length = max_len_;
     po.max_size = max_size_;
-    po.threads = unsigned(std::max<int64_t>(1, workers_));
+    po.threads = unsigned(std::max<int64_t>(1, s.workers() > 0 ? s.workers() : workers_));
     Wmt16 data = read_wmt16_train(s.dataroot(), po);
     const ParallelCorpus& train = data.train;
     if (train.src.size() < batch_)

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 T=${1:-1}
 export OMP_NUM_THREADS=$T MKL_NUM_THREADS=$T OPENBLAS_NUM_THREADS=$T
 data=$(mktemp -d); trap 'rm -rf "$data"' EXIT
-build/milarun dataset mnist -d "$data" > /dev/null
+build/milarun dataset mnist -d "$data" > /dev/null 2>&1
 export MILARUN_DATAROOT=$data
 perf_cpp() {  # workload max_count args...
   local w=$1 n=$2; shift 2
@@ -29,5 +29,5 @@ row() {  # name unit cpp_args... -- py_script max_count
 }
 row polynome samples 6000000 polynome.py --poly-degree 4 --batch-size 256
 row vae samples 120000 vae.py --batch-size 128 --dataset milarun.datasets:mnist
-row cart_pole steps 50000 cart_pole.py --gamma 0.99 --no-render --episode-length 500
-row sine_wave samples 4000 sine_wave.py --dtype float32 --samples 100
+row cart_pole steps 10000 cart_pole.py --gamma 0.99 --no-render --episode-length 500
+row sine_wave samples 1000 sine_wave.py --dtype float32 --samples 100

@@ -4,7 +4,6 @@
 // harness's --seed and --workers on `app`, when they are registered there.
 #pragma once
 #include <CLI/CLI.hpp>
-
 #include <cstdint>
 
 namespace milabench {

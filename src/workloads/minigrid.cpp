@@ -12,8 +12,8 @@
 #include "envs/parallel.hpp"
 #include "envs/unlock_pickup.hpp"
 #include "models/babyai_acmodel.hpp"
-#include "workloads/ppo.hpp"
 #include "workloads/init_torch_defaults.hpp"
+#include "workloads/ppo.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 

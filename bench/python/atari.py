@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 """PyTorch eager twin of the C++ atari workload (pytorch-a2c-ppo-acktr CNNBase +
-PPO with the profile's settings), for speed comparison only. The game is NOT
+A2C (the original's default: RMSprop, one update per rollout) or PPO (the
+profile's), with the three .item() reads of the agents' update() after every
+optimizer step), for speed comparison only. The game is NOT
 simulated: observations are random 4x84x84 uint8 stacks and rewards random
 signs, so this times model + PPO work only; the C++ side also steps and renders
 16 real games. Prints the workload's count unit (num-processes per update) per
 second and agent steps/s after warm-up.
 
-    /usr/bin/python3 bench/python/atari.py --num-processes 16 --num-steps 128 --updates 4 --threads 2
+    /usr/bin/python3 bench/python/atari.py --algo ppo --num-processes 16 --num-steps 128 --num-mini-batch 4 --updates 4 --threads 1
+    /usr/bin/python3 bench/python/atari.py --updates 200 --threads 1     # the original's defaults: a2c, 5 steps
 """
 import argparse, math, time
 import torch, torch.nn as nn, torch.nn.functional as F
@@ -35,8 +38,9 @@ class Policy(nn.Module):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--num-processes", type=int, default=16)
-    p.add_argument("--num-steps", type=int, default=128)
-    p.add_argument("--num-mini-batch", type=int, default=4)
+    p.add_argument("--algo", default="a2c", choices=["a2c", "ppo"])
+    p.add_argument("--num-steps", type=int, default=5)
+    p.add_argument("--num-mini-batch", type=int, default=32)
     p.add_argument("--ppo-epoch", type=int, default=4)
     p.add_argument("--updates", type=int, default=4)
     p.add_argument("--threads", type=int, default=torch.get_num_threads())
@@ -45,7 +49,11 @@ def main():
     torch.manual_seed(0)
     P, T = a.num_processes, a.num_steps
     policy = Policy()
-    opt = torch.optim.Adam(policy.parameters(), 7e-4, eps=1e-5)
+    if a.algo == "a2c":
+        opt = torch.optim.RMSprop(policy.parameters(), 7e-4, eps=1e-5, alpha=0.99)
+    else:
+        opt = torch.optim.Adam(policy.parameters(), 7e-4, eps=1e-5)
+    clip = 0.1 if a.algo == "ppo" else 0.2  # the profile passes --clip-param 0.1 with ppo
     obs = torch.zeros(T + 1, P, 4, 84, 84, dtype=torch.uint8)
     obs[0] = torch.randint(0, 255, (P, 4, 84, 84), dtype=torch.uint8)
     rates = []
@@ -73,20 +81,34 @@ def main():
         b_obs = obs[:-1].reshape(T * P, 4, 84, 84)
         b_act, b_logp, b_adv, b_val, b_ret = actions.reshape(-1), logps.reshape(-1), a_n.reshape(-1), values[:-1].reshape(-1), returns.reshape(-1)
         mb = T * P // a.num_mini_batch
-        for _ in range(a.ppo_epoch):
+        if a.algo == "a2c":  # A2C_ACKTR.update, use_gae off: discounted returns
+            ret = torch.zeros(T + 1, P); ret[T] = values[T]
+            for t in reversed(range(T)):
+                ret[t] = ret[t + 1] * 0.99 * nd[t] + rewards[t]
+            logits, v = policy(b_obs)
+            advantages = ret[:-1] - v.view(T, P)
+            value_loss = advantages.pow(2).mean()
+            action_loss = -(advantages.detach() * logits.gather(1, b_act[:, None]).view(T, P)).mean()
+            ent = -(logits.exp() * logits).sum(1).mean()
+            loss = value_loss * 0.5 + action_loss - ent * 0.01
+            opt.zero_grad(); loss.backward()
+            nn.utils.clip_grad_norm_(policy.parameters(), 0.5); opt.step()
+            value_loss.item(), action_loss.item(), ent.item()
+        for _ in range(a.ppo_epoch if a.algo == "ppo" else 0):
             perm = torch.randperm(T * P)
             for m in range(a.num_mini_batch):
                 idx = perm[m * mb:(m + 1) * mb]
                 logits, v = policy(b_obs[idx])
                 ratio = torch.exp(logits.gather(1, b_act[idx][:, None]).squeeze(1) - b_logp[idx])
-                s1 = ratio * b_adv[idx]; s2 = torch.clamp(ratio, 0.9, 1.1) * b_adv[idx]
+                s1 = ratio * b_adv[idx]; s2 = torch.clamp(ratio, 1 - clip, 1 + clip) * b_adv[idx]
                 action_loss = -torch.min(s1, s2).mean()
-                vc = b_val[idx] + (v - b_val[idx]).clamp(-0.1, 0.1)
+                vc = b_val[idx] + (v - b_val[idx]).clamp(-clip, clip)
                 value_loss = 0.5 * torch.max((v - b_ret[idx]).pow(2), (vc - b_ret[idx]).pow(2)).mean()
                 ent = -(logits.exp() * logits).sum(1).mean()
                 loss = value_loss * 0.5 + action_loss - ent * 0.01
                 opt.zero_grad(); loss.backward()
                 nn.utils.clip_grad_norm_(policy.parameters(), 0.5); opt.step()
+                value_loss.item(), action_loss.item(), ent.item()
         obs[0].copy_(obs[-1])
         dt = time.time() - t0
         rates.append(P / dt)

@@ -1,13 +1,30 @@
-"""cart in PyTorch eager, as src/workloads/cart_pole.cpp (PyTorch's REINFORCE
-example; the classic CartPole physics in Python as gym's, episode length 500)."""
-import math, random, torch
+"""cart in PyTorch eager, following milabench's milarun/models/cart_pole.py:
+REINFORCE on CartPole-v0 (gym's classic-control physics in Python, the v0
+TimeLimit of 200 steps), exactly --episode-length (500) steps per update with a
+reset on done, returns over all of them, Adam 1e-2, no dropout, count = 500 per
+update. Usage: cart_pole.py [MAX_COUNT]."""
+import math, os, random
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+from torch.distributions import Categorical
 from meter import Meter, max_count
 
-class CartPole:
+torch.manual_seed(1234)
+torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))  # init_torch: workers or 1
+random.seed(1234)
+gamma, episode_length = 0.99, 500
+
+
+class CartPoleV0:
+    """gym's CartPoleEnv dynamics (Euler) behind TimeLimit(200)."""
     def reset(self):
-        self.s = [random.uniform(-0.05, 0.05) for _ in range(4)]
+        self.s = np.array([random.uniform(-0.05, 0.05) for _ in range(4)])
         self.t = 0
         return self.s
+
     def step(self, a):
         x, xd, th, thd = self.s
         force = 10.0 if a == 1 else -10.0
@@ -15,42 +32,62 @@ class CartPole:
         temp = (force + 0.05 * thd * thd * st) / 1.1
         thacc = (9.8 * st - ct * temp) / (0.5 * (4.0 / 3.0 - 0.1 * ct * ct / 1.1))
         xacc = temp - 0.05 * thacc * ct / 1.1
-        x, xd, th, thd = x + 0.02 * xd, xd + 0.02 * xacc, th + 0.02 * thd, thd + 0.02 * thacc
-        self.s, self.t = [x, xd, th, thd], self.t + 1
-        done = abs(x) > 2.4 or abs(th) > 12 * 2 * math.pi / 360 or self.t >= 500
-        return self.s, 1.0, done
+        self.s = np.array([x + 0.02 * xd, xd + 0.02 * xacc, th + 0.02 * thd, thd + 0.02 * thacc])
+        self.t += 1
+        done = bool(abs(self.s[0]) > 2.4 or abs(self.s[2]) > 12 * 2 * math.pi / 360 or self.t >= 200)
+        return self.s, 1.0, done, {}
 
-class Policy(torch.nn.Module):
+
+class Policy(nn.Module):
     def __init__(self):
         super().__init__()
-        self.affine1, self.dropout, self.affine2 = torch.nn.Linear(4, 128), torch.nn.Dropout(0.6), torch.nn.Linear(128, 2)
-    def forward(self, x):
-        return torch.softmax(self.affine2(torch.relu(self.dropout(self.affine1(x)))), dim=1)
+        self.affine1 = nn.Linear(4, 128)
+        self.affine2 = nn.Linear(128, 2)
+        self.saved_log_probs = []
+        self.rewards = []
 
-policy, env = Policy(), CartPole()
-opt = torch.optim.Adam(policy.parameters(), lr=1e-2)
-eps = torch.finfo(torch.float32).eps
+    def forward(self, x):
+        return F.softmax(self.affine2(F.relu(self.affine1(x))), dim=1)
+
+
+env, policy = CartPoleV0(), Policy()
+optimizer = optim.Adam(policy.parameters(), lr=1e-2)
+eps = np.finfo(np.float32).eps.item()
+
+
+def select_action(state):
+    state = torch.from_numpy(state).float().unsqueeze(0)
+    m = Categorical(policy(state))
+    action = m.sample()
+    policy.saved_log_probs.append(m.log_prob(action))
+    return action.item()
+
+
+def finish_episode():
+    R, policy_loss, returns = 0, [], []
+    for r in policy.rewards[::-1]:
+        R = r + gamma * R
+        returns.insert(0, R)
+    returns = torch.tensor(returns)
+    returns = (returns - returns.mean()) / (returns.std() + eps)
+    for log_prob, R in zip(policy.saved_log_probs, returns):
+        policy_loss.append(-log_prob * R)
+    optimizer.zero_grad()
+    torch.cat(policy_loss).sum().backward()
+    optimizer.step()
+    del policy.rewards[:]
+    del policy.saved_log_probs[:]
+
+
 m = Meter(max_count(100_000))
 while True:
-    state, log_probs, rewards = env.reset(), [], []
-    while True:
-        probs = policy(torch.tensor(state, dtype=torch.float32).unsqueeze(0))
-        action = torch.multinomial(probs, 1).item()
-        log_probs.append(torch.log(probs[0][action]))
-        state, r, done = env.step(action)
-        rewards.append(r)
+    state = env.reset()
+    for t in range(episode_length):
+        state, reward, done, _ = env.step(select_action(state))
+        policy.rewards.append(reward)
         if done:
-            break
-    R, returns = 0.0, []
-    for r in reversed(rewards):
-        R = r + 0.99 * R
-        returns.insert(0, R)
-    ret = torch.tensor(returns)
-    ret = (ret - ret.mean()) / (ret.std() + eps) if len(returns) > 1 else ret - ret.mean()
-    loss = -(torch.stack(log_probs) * ret).sum()
-    opt.zero_grad()
-    loss.backward()
-    opt.step()
-    if not m.step(len(rewards)):
+            state = env.reset()
+    finish_episode()
+    if not m.step(episode_length):
         break
 m.report("cart_pole")

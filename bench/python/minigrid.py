@@ -118,11 +118,14 @@ def main():
                     vc = e_val[idx] + torch.clamp(value - e_val[idx], -0.2, 0.2)
                     vl = torch.max((value - e_ret[idx]).pow(2), (vc - e_ret[idx]).pow(2)).mean()
                     loss = loss + pl - 0.01 * ent + 0.5 * vl
+                    ent.item(); value.mean().item(); pl.item(); vl.item()  # babyai PPOAlgo's logs
                     if i < R - 1:
                         e_mem[idx + 1] = mem.detach()
                 loss = loss / R
                 opt.zero_grad(); loss.backward()
+                grad_norm = sum(p.grad.data.norm(2) ** 2 for p in model.parameters() if p.grad is not None) ** 0.5
                 nn.utils.clip_grad_norm_(model.parameters(), 0.5); opt.step()
+                grad_norm.item(); loss.item()  # log_grad_norms, log_losses
         rate = N * T / (time.time() - t0)
         rates.append(rate)
         print(f"update {u}: {rate:.1f} frames/s loss {loss.item():.4f}", flush=True)

@@ -103,6 +103,7 @@ def main():
         if step == a.warmup:
             t0, n = time.perf_counter(), 0
         loss = criterion(model(u, i), y)
+        loss.item()  # the original's it.log(loss=loss.item()) every step
         opt.zero_grad()
         loss.backward()
         opt.step()

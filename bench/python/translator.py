@@ -154,6 +154,7 @@ def main():
         for src, src_len, tgt in batches(pairs, a.batch_size, epoch, not a.no_bucketing):
             logits = model(src, src_len, tgt[:-1])
             loss = smoothed_loss(logits.view(-1, logits.size(2)), tgt[1:].reshape(-1))
+            loss.item()  # the original's loss_per_batch = loss.item(), before backward
             (loss / a.batch_size).backward()
             nn.utils.clip_grad_norm_(model.parameters(), 5.0)
             opt.step()

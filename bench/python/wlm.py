@@ -100,6 +100,7 @@ def main():
         with torch.no_grad():
             for q in model.parameters():
                 q.add_(q.grad, alpha=-a.lr)
+        loss.item(); loss.item()  # the original's it.log(loss=loss.item()); total_loss += loss.item()
         done += 1
         if done == a.warmup:
             t0 = time.perf_counter()

@@ -20,6 +20,7 @@
 #include "monitor/monitor.hpp"
 #include "results/result_file.hpp"
 #include "suite/run_outcome.hpp"
+#include "workloads/nonfinite_loss.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -74,15 +75,19 @@ int run_experiment(const RunOptions& opts) {
   MeterOptions mo;
   mo.max_count = info->default_max_count;
   bool cuda = false, no_cuda = false;
-  int64_t seed = 0;
+  int64_t seed = 1234;
+  int workers = 0;
   app.add_option("--max-count", mo.max_count, "stop after this many examples (" + info->count_unit + ")")
       ->capture_default_str();
   app.add_option("--sample-duration", mo.sample_duration, "seconds per rate slice")->capture_default_str();
   app.add_flag("--until-stable", mo.until_stable,
                "also stop once the rate is steady over the summary window (docs/statistics.md)");
-  app.add_flag("--cuda", cuda, "train on the GPU when one is visible");
+  // The original's init_torch arguments, accepted by every workload.
+  app.add_flag("--cuda", cuda, "train on the GPU (default: when one is visible)");
   app.add_flag("--no-cuda", no_cuda, "train on the CPU");
   app.add_option("--seed", seed, "random seed")->capture_default_str();
+  app.add_option("--workers", workers, "torch's intra-op threads (default 1) and the workload's loader workers")
+      ->check(CLI::NonNegativeNumber);
   workload->add_options(app);
 
   std::vector<std::string> args;
@@ -131,13 +136,18 @@ int run_experiment(const RunOptions& opts) {
   if (dataroot.empty())
     if (const char* d = std::getenv("MILARUN_DATAROOT")) dataroot = d;
 
-  bool use_cuda = cuda && !no_cuda && torch::cuda::is_available();
+  // init_torch: --cuda/--no-cuda, else CUDA when available; threads = --workers or 1.
+  bool use_cuda = !no_cuda && torch::cuda::is_available();
+  if (cuda && !no_cuda && !use_cuda)
+    std::cerr << "milarun run: warning: --cuda given but no CUDA device is visible; training on the CPU\n";
   torch::Device device = use_cuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
   torch::manual_seed(seed);
+  if (use_cuda) torch::cuda::manual_seed_all(seed);
+  torch::set_num_threads(workers > 0 ? workers : 1);
   RateMeter::Sync sync;
   if (use_cuda) sync = [] { torch::cuda::synchronize(); };
   RateMeter meter(mo, now_s, sync);
-  Session session(meter, device, dataroot);
+  Session session(meter, device, dataroot, workers, seed);
   // Progress goes to stderr: a live line on a terminal, a line every 15 s in a log.
   Progress progress(std::cerr, name, info->count_unit, mo.max_count, ::isatty(STDERR_FILENO) == 1);
   const double run_start = now_s();
@@ -178,7 +188,6 @@ int run_experiment(const RunOptions& opts) {
   bool ok = true;
   std::string kind;
   try {
-    meter.start();
     workload->run(session);
     meter.finish();
     progress.finish(now_s() - run_start, meter.count());
@@ -190,7 +199,7 @@ int run_experiment(const RunOptions& opts) {
     kind = "exception";
     if (what.find("out of memory") != std::string::npos || dynamic_cast<const std::bad_alloc*>(&e)) kind = "oom";
     if (dynamic_cast<const DataError*>(&e)) kind = "bad_input";
-    if (session.extra().contains("failure_kind")) kind = session.extra()["failure_kind"];
+    if (dynamic_cast<const NonFiniteLoss*>(&e)) kind = "nonfinite_loss";
     std::cerr << fmt::format("milarun run {}: failed: {}\n", info->name, what);
   }
   result.update(monitor.stop(), true);

@@ -9,55 +9,95 @@ RateMeter::RateMeter(MeterOptions opts, Clock clock, Sync sync)
   opts_.steady.sample_duration = opts_.sample_duration;
 }
 
-void RateMeter::start() {
-  if (sync_) sync_();
-  t_start_ = slice_start_ = clock_();
-  started_ = true;
+void RateMeter::begin() {
+  if (finished_ || block_open_) return;
+  block_start_ = clock_();
+  block_open_ = true;
+  if (!started_) {
+    start_ = block_start_;
+    started_ = true;
+  }
+}
+
+void RateMeter::exclude_since_step() {
+  if (!block_open_) last_return_ = clock_();
 }
 
 bool RateMeter::step(int64_t n) {
-  if (!started_) start();
-  count_ += n;
-  slice_count_ += n;
-  double now = clock_();
-  if (now - slice_start_ < opts_.sample_duration) return false;
-  // The host clock says the slice is over; wait for queued device work so the
-  // rate covers what was really computed.
-  if (sync_) {
-    sync_();
-    double after = clock_();
-    overhead_ += after - now;
-    now = after;
+  if (finished_) return false;
+  double end = clock_();
+  if (!block_open_) {
+    block_start_ = started_ ? last_return_ : end;
+    if (!started_) {
+      start_ = block_start_;
+      started_ = true;
+    }
   }
-  double elapsed = now - slice_start_;
-  double rate = elapsed > 0 ? static_cast<double>(slice_count_) / elapsed : 0.0;
-  // A step longer than one slice fills every slice it spanned with its rate.
-  auto slices = std::max<int64_t>(1, static_cast<int64_t>(std::floor(elapsed / opts_.sample_duration)));
-  for (int64_t i = 0; i < slices; ++i) rates_.push_back(rate);
-  measured_ += elapsed;
-  slice_start_ = now;
-  slice_count_ = 0;
-  if (opts_.until_stable && !stable_) stable_ = settled(rates_, opts_.steady);
-  return true;
+  // Sync only when this block would close a slice (RateLogger.__call__).
+  if (sync_ && sync_enabled_ && would_log(end - block_start_)) {
+    sync_();
+    end = clock_();
+  }
+  const size_t before = rates_.size();
+  elapse(end - block_start_, static_cast<double>(n));
+  total_count_ += n;
+  end_ = last_return_ = clock_();
+  ended_ = true;
+  block_open_ = false;
+  const bool closed = rates_.size() > before;
+  if (closed && opts_.until_stable && !stable_) stable_ = settled(rates_, opts_.steady);
+  return closed;
+}
+
+// RateLogger.elapse, the same floating-point operations in the same order
+// (so a recorded trace gives bit-identical rates). The count left for the
+// next slice is `count % unit`, not a proportional share: the original's rule.
+void RateMeter::elapse(double duration, double count) {
+  current_ += duration;
+  slice_count_ += count;
+  total_time_ += duration;
+  if (current_ >= opts_.sample_duration) {
+    const double nblocks = current_ / opts_.sample_duration;
+    const double unit = slice_count_ / nblocks;
+    rates_.insert(rates_.end(), static_cast<size_t>(nblocks), unit / opts_.sample_duration);
+    current_ = std::fmod(current_, opts_.sample_duration);
+    // Python raises ZeroDivisionError on `0.0 % 0.0` (a slice of 0 examples);
+    // here such a slice records rate 0 and carries nothing.
+    slice_count_ = unit != 0 ? std::fmod(slice_count_, unit) : 0.0;
+  }
+}
+
+bool RateMeter::done() const {
+  const bool long_enough = total_time_ >= opts_.min_duration;
+  if (stable_ && long_enough) return true;
+  return opts_.max_count > 0 && total_count_ >= opts_.max_count && long_enough;
 }
 
 void RateMeter::finish() {
   if (finished_) return;
-  if (!started_) start();
-  if (sync_) sync_();
-  t_end_ = clock_();
   finished_ = true;
+  block_open_ = false;                       // a block begun but never stepped is dropped, as the original's
+  if (sync_ && sync_enabled_ && started_) {  // RateLogger.elapse_sync
+    const double a = clock_();
+    sync_();
+    const double b = clock_();
+    elapse(b - a, 0);
+  }
+  if (current_ > 0) rates_.push_back(slice_count_ / current_);
+  current_ = 0;
+  slice_count_ = 0;
 }
 
 nlohmann::json RateMeter::to_json() const {
-  double wall = (finished_ ? t_end_ : clock_()) - t_start_;
+  const double wall = wall_time();
   return {{"rates", rates_},
-          {"count", count_},
-          {"time", measured_},
+          {"count", total_count_},
+          {"time", total_time_},
           {"wall_time", wall},
-          {"overhead", overhead_},
+          {"overhead", wall - total_time_},
           {"sample_duration", opts_.sample_duration},
           {"max_count", opts_.max_count},
+          {"min_duration", opts_.min_duration},
           {"until_stable", opts_.until_stable},
           {"stopped_stable", stable_}};
 }

@@ -1,11 +1,21 @@
-// RateMeter: examples/second in slices of `sample_duration` seconds (the
-// original milabench measurement contract). Torch-free.
+// RateMeter: examples/second in slices of `sample_duration` seconds, with the
+// arithmetic of the original milabench's RateLogger (milarun/lib/experiment.py,
+// docs/fidelity.md "Measurement"). Torch-free.
+//
+// Timed blocks: begin() opens a block (the original's `with wrapper():`
+// entry), step(n) closes it and counts n examples. A step() with no begin()
+// since the previous step() closes a block that began when that previous
+// step() returned; time between a step() and a later begin() is not timed.
+// Each closed block is passed to elapse(duration, n) exactly as RateLogger:
+// the slice's time and count carry over, a block longer than a slice fills
+// every slice it spans, and the device is synchronised only when the block
+// would close a slice. finish() is RateLogger.finalize (sync, then the partial
+// last slice is appended).
 #pragma once
 #include <cstdint>
 #include <functional>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "measure/steady_state.hpp"
 
@@ -14,6 +24,9 @@ namespace milabench {
 struct MeterOptions {
   double sample_duration = 0.5;  // seconds per slice
   int64_t max_count = 0;         // stop after this many examples (0 = never)
+  // --min-duration: also keep going until this many seconds were timed
+  // (time(), the sum of the timed blocks); 0 = no minimum.
+  double min_duration = 0;
   // --until-stable: also stop as soon as the rates recorded so far have
   // settled (steady_state.hpp: the summary window is steady and agrees with
   // the window before it); max_count still bounds the run.
@@ -28,40 +41,66 @@ class RateMeter {
 
   RateMeter(MeterOptions opts, Clock clock, Sync sync);
 
-  // Starts the first slice (called once, before the first step).
-  void start();
-  // Adds n examples. Reads the clock; only when the current slice has ended
-  // does it call sync(), re-read the clock and record the slice's rate (into
-  // every slice a long step covered). Returns true when a slice closed here.
+  // Opens a timed block now (no effect when one is open). The run's clock
+  // (wall_time) starts at the first block.
+  void begin();
+  // Same as begin(); the name the harness uses before the first iteration.
+  void start() { begin(); }
+  // Closes the current block (see above) with n examples. Returns true when
+  // at least one slice closed here.
   bool step(int64_t n);
-  // True once count() >= max_count (max_count > 0), or, with until_stable,
-  // once a closed slice made the summary window steady.
-  bool done() const { return stable_ || (opts_.max_count > 0 && count_ >= opts_.max_count); }
+  // Whether a block that would close a slice syncs the device first (the
+  // original's `sync=` argument: torch_settings.sync or None). Default true.
+  void set_sync_enabled(bool on) { sync_enabled_ = on; }
+  // RateLogger.done(): count() >= max_count (when max_count > 0), and at
+  // least min_duration seconds timed; or, with until_stable, a closed slice
+  // made the summary window steady.
+  bool done() const;
   // True when until_stable ended the run.
   bool stopped_stable() const { return stable_; }
-  // Syncs and ends measuring; the partial last slice is not recorded.
+  // RateLogger.finalize: syncs (timed as a block of 0 examples), appends the
+  // partial last slice when it has time. Idempotent; no step() after it.
   void finish();
 
-  int64_t count() const { return count_; }
+  int64_t count() const { return total_count_; }
   const std::vector<double>& rates() const { return rates_; }
   // Rate of the last closed slice (0 before the first).
   double last_rate() const { return rates_.empty() ? 0.0 : rates_.back(); }
-  // {"rates": [...], "count", "time" (measured s), "wall_time" (s), "overhead" (s),
-  //  "sample_duration", "max_count", "until_stable" (flag given), "stopped_stable"}
+  // Sum of the timed blocks (RateLogger.total_time), seconds.
+  double time() const { return total_time_; }
+  // From the first block's start to the last block's end, seconds (0 before).
+  double wall_time() const { return started_ && ended_ ? end_ - start_ : 0.0; }
+  // Clock value at the first block's start and the last block's end.
+  double first_start() const { return start_; }
+  double last_end() const { return end_; }
+  bool started() const { return started_; }
+  // The caller's own work since the last step() (reading a loss, progress)
+  // is not timed: an implicit next block starts now, not at that step().
+  void exclude_since_step();
+
+  // {"rates", "count", "time", "wall_time", "overhead" (= wall_time - time),
+  //  "sample_duration", "max_count", "min_duration", "until_stable",
+  //  "stopped_stable"}; the harness adds type/start/end/metrics.
   nlohmann::json to_json() const;
 
  private:
+  void elapse(double duration, double count);  // RateLogger.elapse
+  bool would_log(double duration) const { return current_ + duration >= opts_.sample_duration; }
+
   MeterOptions opts_;
   Clock clock_;
   Sync sync_;
+  bool sync_enabled_ = true;
   std::vector<double> rates_;
-  int64_t count_ = 0;
-  int64_t slice_count_ = 0;
-  double t_start_ = 0, slice_start_ = 0, t_end_ = 0;
-  double measured_ = 0;   // seconds covered by recorded slices
-  double overhead_ = 0;   // seconds spent in sync at slice ends
-  bool started_ = false, finished_ = false;
+  double current_ = 0;      // seconds in the open slice
+  double slice_count_ = 0;  // examples in the open slice (fractional after a carry)
+  int64_t total_count_ = 0;
+  double total_time_ = 0;
+  double start_ = 0, end_ = 0;
+  double block_start_ = 0, last_return_ = 0;
+  bool started_ = false, ended_ = false, block_open_ = false, finished_ = false;
   bool stable_ = false;
+  size_t slices_closed_ = 0;
 };
 
 }  // namespace milabench

@@ -13,9 +13,10 @@
 namespace milabench {
 
 struct RNNModelOptions {
-  std::string rnn_type = "GRU";  // GRU, LSTM, RNN_TANH, RNN_RELU
-  int64_t ntoken = 0, ninp = 656, nhid = 656, nlayers = 2;
-  double dropout = 0.5;
+  // Defaults: the original wlm's (the profiles pass GRU, 656, 656, 0.5).
+  std::string rnn_type = "LSTM";  // GRU, LSTM, RNN_TANH, RNN_RELU
+  int64_t ntoken = 0, ninp = 200, nhid = 200, nlayers = 2;
+  double dropout = 0.2;
   bool tied = false;
 };
 

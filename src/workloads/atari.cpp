@@ -1,10 +1,15 @@
-// atari: milabench's atari.py (pytorch-a2c-ppo-acktr main loop, PPO) on our
-// C++ Pong-like game behind the Atari wrappers. Counts as the original:
-// it.set_count(num_processes) once per update, i.e. one unit per environment
-// rollout of --num-steps agent steps (x4 frames with frame skip).
+// atari: milabench's atari.py (pytorch-a2c-ppo-acktr main loop) on our C++
+// Pong-like game behind the Atari wrappers. --algorithm a2c (the original's
+// default: one RMSprop update over the whole rollout) or ppo (the profiles':
+// --ppo-epoch x --num-mini-batch Adam updates). As the original's agents, the
+// value loss, action loss and entropy are read back (.item()) after every
+// update. Counts as the original: it.set_count(num_processes) once per
+// update, i.e. one unit per environment rollout of --num-steps agent steps
+// (x4 frames with frame skip).
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <array>
 #include <stdexcept>
 
 #include "envs/parallel.hpp"
@@ -21,14 +26,14 @@ class AtariWorkload : public Workload {
  public:
   void add_options(CLI::App& app) override {
     // Flags and defaults of milabench's atari.py (coleo arguments).
-    app.add_option("--algorithm,--algo", algo_, "a2c | ppo | acktr (only ppo is implemented)")->capture_default_str();
+    app.add_option("--algorithm,--algo", algo_, "a2c (default) | ppo | acktr (not implemented)")->capture_default_str();
     app.add_option("--gail-epoch", unused_i_, "accepted for compatibility; no GAIL");
     app.add_option("--lr", lr_, "learning rate")->capture_default_str();
     app.add_option("--gail-experts-dir", unused_s_, "accepted for compatibility; no GAIL");
     app.add_option("--gail-batch-size", unused_i_, "accepted for compatibility; no GAIL");
     app.add_flag("--gail", gail_, "not supported");
     app.add_option("--eps", eps_, "optimizer epsilon")->capture_default_str();
-    app.add_option("--alpha", unused_d_, "accepted for compatibility (RMSprop only)");
+    app.add_option("--alpha", alpha_, "RMSprop alpha (a2c)")->capture_default_str();
     app.add_option("--gamma", gamma_, "discount factor")->capture_default_str();
     app.add_flag("--use-gae", use_gae_, "use generalized advantage estimation");
     app.add_option("--gae-lambda", gae_lambda_, "GAE lambda")->capture_default_str();
@@ -42,7 +47,8 @@ class AtariWorkload : public Workload {
     app.add_option("--num-mini-batch", num_mini_batch_, "PPO minibatches per epoch")->capture_default_str();
     app.add_option("--clip-param", clip_param_, "PPO clip parameter")->capture_default_str();
     app.add_option("--num-env-steps", num_env_steps_, "sets the linear lr decay horizon")->capture_default_str();
-    app.add_option("--env-name", env_name_, "environment (PongNoFrameskip-v4: our Pong-like game)")->capture_default_str();
+    app.add_option("--env-name", env_name_, "environment (PongNoFrameskip-v4: our Pong-like game)")
+        ->capture_default_str();
     app.add_option("--log-dir", unused_s_, "accepted for compatibility; no logs");
     app.add_option("--save-dir", unused_s_, "accepted for compatibility; nothing is saved");
     app.add_flag("--use-proper-time-limits", unused_b_, "accepted; Pong has no time-limit truncation here");
@@ -58,14 +64,22 @@ class AtariWorkload : public Workload {
     const auto dev = s.device();
     const int64_t P = num_processes_, T = num_steps_;
     const int threads = env_threads_ > 0 ? env_threads_ : available_cpus();
-    const uint32_t seed = static_cast<uint32_t>(torch::randint(0, 1 << 30, {1}).item<int64_t>());
+    const auto seed = static_cast<uint32_t>(s.seed());  // make_vec_envs(env_name, seed, ...)
     PongVecEnv envs(static_cast<int>(P), seed, threads);
     AtariPolicy policy(pong::kStack, pong::kNumActions);
     policy->to(dev);
     s.set_model(*policy);
-    s.set_dataset({{"name", env_name_}, {"synthetic", true},
+    s.set_dataset({{"name", env_name_},
+                   {"synthetic", true},
                    {"generator", "milarun Pong-like game (not the Arcade Learning Environment)"}});
-    torch::optim::Adam opt(policy->parameters(), torch::optim::AdamOptions(lr_).eps(eps_));
+    // algo.A2C_ACKTR: RMSprop(lr, eps, alpha); algo.PPO: Adam(lr, eps).
+    std::unique_ptr<torch::optim::Optimizer> optimizer;
+    if (algo_ == "a2c")
+      optimizer = std::make_unique<torch::optim::RMSprop>(policy->parameters(),
+                                                          torch::optim::RMSpropOptions(lr_).eps(eps_).alpha(alpha_));
+    else
+      optimizer = std::make_unique<torch::optim::Adam>(policy->parameters(), torch::optim::AdamOptions(lr_).eps(eps_));
+    auto& opt = *optimizer;
 
     auto u8 = torch::TensorOptions().dtype(torch::kUInt8);
     auto fopt = torch::TensorOptions().device(dev);
@@ -80,7 +94,11 @@ class AtariWorkload : public Workload {
     obs[0] = wrap(envs.reset()).to(dev);
     const int64_t num_updates = std::max<int64_t>(1, static_cast<int64_t>(num_env_steps_) / T / P);
     double last_return = 0;
+    std::array<double, 3> last_terms{};  // value loss, action loss, entropy
+    int64_t updates = 0;
+    s.set_metric("algorithm", algo_);
     for (int64_t j = 0;; ++j) {
+      s.begin();
       if (linear_lr_decay_) set_learning_rate(opt, lr_ - lr_ * (double(j) / double(num_updates)));
       for (int64_t t = 0; t < T; ++t) {
         torch::Tensor action;
@@ -91,8 +109,8 @@ class AtariWorkload : public Workload {
           values[t] = out.value, actions[t] = action, log_probs[t] = log_prob(out.logits, action);
         }
         auto action_cpu = action.to(torch::kCPU).contiguous();
-        const auto& next = envs.step(action_cpu.data_ptr<int64_t>(), reward_cpu.data_ptr<float>(),
-                                     done_cpu.data_ptr<uint8_t>());
+        const auto& next =
+            envs.step(action_cpu.data_ptr<int64_t>(), reward_cpu.data_ptr<float>(), done_cpu.data_ptr<uint8_t>());
         obs[t + 1] = wrap(next).to(dev);
         rewards[t] = reward_cpu.to(dev);
         not_done[t] = 1 - done_cpu.to(dev, torch::kFloat);
@@ -103,44 +121,66 @@ class AtariWorkload : public Workload {
       }
       auto vals = values.narrow(0, 0, T);
       auto adv = gae(rewards, vals, values[T], not_done, gamma_, use_gae_ ? gae_lambda_ : 1.0);
-      // PPO.update: normalised advantages, shuffled minibatches over T*P.
-      auto a = adv.returns - vals;
-      a = (a - a.mean()) / (a.std() + 1e-5);
       auto b_obs = obs.narrow(0, 0, T).reshape({T * P, pong::kStack, pong::kObs, pong::kObs});
-      auto b_act = actions.reshape({-1}), b_logp = log_probs.reshape({-1}), b_adv = a.reshape({-1});
-      auto b_val = vals.reshape({-1}), b_ret = adv.returns.reshape({-1});
-      const int64_t mb = T * P / num_mini_batch_;
-      torch::Tensor last_loss;
-      for (int64_t e = 0; e < ppo_epoch_; ++e) {
-        auto perm = torch::randperm(T * P, torch::TensorOptions().dtype(torch::kInt64).device(dev));
-        for (int64_t m = 0; m < num_mini_batch_; ++m) {
-          auto idx = perm.narrow(0, m * mb, mb);
-          auto out = policy->forward(b_obs.index_select(0, idx));
-          auto terms = ppo_terms(out.logits, b_act.index_select(0, idx), b_logp.index_select(0, idx),
-                                 b_adv.index_select(0, idx), out.value, b_val.index_select(0, idx),
-                                 b_ret.index_select(0, idx), clip_param_);
-          // pytorch-a2c-ppo-acktr halves the clipped value loss.
-          auto loss = 0.5 * terms.value_loss * value_loss_coef_ + terms.policy_loss - terms.entropy * entropy_coef_;
-          opt.zero_grad();
-          loss.backward();
-          torch::nn::utils::clip_grad_norm_(policy->parameters(), max_grad_norm_);
-          opt.step();
-          last_loss = loss.detach();
+      auto b_act = actions.reshape({-1});
+      torch::Tensor value_loss, action_loss, dist_entropy;
+      // Clips, steps and reads the three terms back, as the agents' update().
+      auto apply = [&](const torch::Tensor& loss) {
+        opt.zero_grad();
+        loss.backward();
+        torch::nn::utils::clip_grad_norm_(policy->parameters(), max_grad_norm_);
+        opt.step();
+        ++updates;
+        last_terms = {value_loss.item<double>(), action_loss.item<double>(), dist_entropy.item<double>()};
+      };
+      if (algo_ == "a2c") {  // A2C_ACKTR.update: one step over the whole rollout
+        auto out = policy->forward(b_obs);
+        auto advantages = adv.returns - out.value.view({T, P});
+        value_loss = advantages.pow(2).mean();
+        action_loss = -(advantages.detach() * log_prob(out.logits, b_act).view({T, P})).mean();
+        dist_entropy = entropy(out.logits).mean();
+        apply(value_loss * value_loss_coef_ + action_loss - dist_entropy * entropy_coef_);
+      } else {  // PPO.update: normalised advantages, shuffled minibatches over T*P
+        auto a = adv.returns - vals;
+        a = (a - a.mean()) / (a.std() + 1e-5);
+        auto b_logp = log_probs.reshape({-1}), b_adv = a.reshape({-1});
+        auto b_val = vals.reshape({-1}), b_ret = adv.returns.reshape({-1});
+        const int64_t mb = T * P / num_mini_batch_;
+        for (int64_t e = 0; e < ppo_epoch_; ++e) {
+          auto perm = torch::randperm(T * P, torch::TensorOptions().dtype(torch::kInt64).device(dev));
+          for (int64_t m = 0; m < num_mini_batch_; ++m) {
+            auto idx = perm.narrow(0, m * mb, mb);
+            auto out = policy->forward(b_obs.index_select(0, idx));
+            auto terms = ppo_terms(out.logits, b_act.index_select(0, idx), b_logp.index_select(0, idx),
+                                   b_adv.index_select(0, idx), out.value, b_val.index_select(0, idx),
+                                   b_ret.index_select(0, idx), clip_param_);
+            // pytorch-a2c-ppo-acktr halves the clipped value loss.
+            value_loss = 0.5 * terms.value_loss, action_loss = terms.policy_loss, dist_entropy = terms.entropy;
+            apply(value_loss * value_loss_coef_ + action_loss - dist_entropy * entropy_coef_);
+          }
         }
       }
       obs[0] = obs[T];  // RolloutStorage.after_update
       for (double r : envs.take_finished_returns()) last_return = r;
       s.set_metric("last_episode_return", last_return);
-      if (!s.step(P, last_loss)) break;
+      s.set_metric("value_loss", last_terms[0]);
+      s.set_metric("action_loss", last_terms[1]);
+      const double loss = last_terms[0] * value_loss_coef_ + last_terms[1] - last_terms[2] * entropy_coef_;
+      const bool more = s.step(P, torch::scalar_tensor(loss, torch::kDouble));
+      s.set_metric("updates", updates);
+      if (!more) break;
     }
   }
 
  private:
   void validate() const {
-    if (algo_ != "ppo")
-      throw std::invalid_argument("--algo " + algo_ + ": only ppo is implemented (the profiles pass --algo ppo)");
+    if (algo_ == "acktr")
+      throw std::invalid_argument("--algorithm acktr (K-FAC) is not implemented; use a2c (the default) or ppo");
+    if (algo_ != "a2c" && algo_ != "ppo")
+      throw std::invalid_argument("--algorithm " + algo_ + ": must be a2c, ppo or acktr");
     if (env_name_ != "PongNoFrameskip-v4")
-      throw std::invalid_argument("--env-name " + env_name_ + ": only PongNoFrameskip-v4 (our Pong-like game) is built in");
+      throw std::invalid_argument("--env-name " + env_name_ +
+                                  ": only PongNoFrameskip-v4 (our Pong-like game) is built in");
     if (gail_ || recurrent_) throw std::invalid_argument("--gail and --recurrent-policy are not supported");
     if (num_processes_ < 1 || num_steps_ < 1 || ppo_epoch_ < 1 || num_mini_batch_ < 1)
       throw std::invalid_argument("--num-processes, --num-steps, --ppo-epoch, --num-mini-batch must be >= 1");
@@ -151,9 +191,8 @@ class AtariWorkload : public Workload {
   std::string algo_ = "a2c", env_name_ = "PongNoFrameskip-v4", unused_s_;
   bool gail_ = false, use_gae_ = false, unused_b_ = false, recurrent_ = false, linear_lr_decay_ = false;
   int64_t unused_i_ = 0;
-  double unused_d_ = 0;
   double lr_ = 7e-4, eps_ = 1e-5, gamma_ = 0.99, gae_lambda_ = 0.95, entropy_coef_ = 0.01;
-  double value_loss_coef_ = 0.5, max_grad_norm_ = 0.5, clip_param_ = 0.2, num_env_steps_ = 10e6;
+  double alpha_ = 0.99, value_loss_coef_ = 0.5, max_grad_norm_ = 0.5, clip_param_ = 0.2, num_env_steps_ = 10e6;
   int64_t num_processes_ = 16, num_steps_ = 5, ppo_epoch_ = 4, num_mini_batch_ = 32;
   int env_threads_ = 0;
 };

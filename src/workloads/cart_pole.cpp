@@ -1,11 +1,17 @@
-// cart: PyTorch's REINFORCE example on CartPole-v1, CPU only. Counts
-// environment steps: step(steps_in_episode) after each episode's update.
+// cart: milabench's cart_pole.py (REINFORCE on CartPole-v0), CPU only. As
+// the original: every iteration steps the environment exactly
+// --episode-length times, resetting whenever an episode ends (v0's 200-step
+// limit or a fall), then makes one Adam update over all those steps (the
+// discounted returns run across episode boundaries, as the original's reward
+// list does), and counts --episode-length. The policy has no dropout.
+#include "envs/cart_pole.hpp"
+
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
-#include "envs/cart_pole.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -14,16 +20,12 @@ namespace {
 
 struct PolicyImpl : torch::nn::Module {
   torch::nn::Linear affine1{nullptr}, affine2{nullptr};
-  torch::nn::Dropout dropout{nullptr};
   PolicyImpl() {
     affine1 = register_module("affine1", torch::nn::Linear(4, 128));
-    dropout = register_module("dropout", torch::nn::Dropout(0.6));
     affine2 = register_module("affine2", torch::nn::Linear(128, 2));
   }
   // state [B, 4] -> action probabilities [B, 2].
-  torch::Tensor forward(const torch::Tensor& x) {
-    return torch::softmax(affine2(torch::relu(dropout(affine1(x)))), 1);
-  }
+  torch::Tensor forward(const torch::Tensor& x) { return torch::softmax(affine2(torch::relu(affine1(x))), 1); }
 };
 TORCH_MODULE(Policy);
 
@@ -31,60 +33,65 @@ class CartPoleWorkload : public Workload {
  public:
   void add_options(CLI::App& app) override {
     app.add_option("--gamma", gamma_, "discount factor")->capture_default_str();
-    app.add_option("--episode-length", episode_length_, "max steps per episode")->capture_default_str();
-    app.add_option("--lr", lr_, "Adam learning rate")->capture_default_str();
-    app.add_option("--log-interval", log_interval_, "accepted for compatibility; no effect")
+    app.add_option("--episode-length", episode_length_, "environment steps per update (and per count)")
         ->capture_default_str();
+    app.add_option("--lr", lr_, "Adam learning rate")->capture_default_str();
+    app.add_option("--log-interval", log_interval_, "accepted for compatibility; no effect")->capture_default_str();
     app.add_flag("--no-render", no_render_, "accepted for compatibility; never renders");
   }
 
   void run(Session& s) override {
     if (episode_length_ < 1) throw std::invalid_argument("--episode-length must be >= 1");
-    // CPU only, whatever the harness device is (the original ignores CUDA).
+    // CPU only, whatever the harness device is (the original's policy never moves).
     Policy policy;
     s.set_model(*policy);
-    s.set_dataset({{"name", "CartPole-v1"}, {"synthetic", true}});
+    s.set_dataset({{"name", "CartPole-v0"}, {"synthetic", true}, {"max_episode_steps", kV0MaxSteps}});
     torch::optim::Adam opt(policy->parameters(), torch::optim::AdamOptions(lr_));
-    // Env seed drawn from torch's generator so the harness's --seed fixes it.
-    CartPole env(static_cast<uint32_t>(torch::randint(0, 1 << 30, {1}).item<int64_t>()),
-                 static_cast<int>(episode_length_));
+    CartPole env(static_cast<uint32_t>(s.seed()), kV0MaxSteps);  // env.seed(seed)
     const double eps = std::numeric_limits<float>::epsilon();
-    policy->train();
+    const auto n = static_cast<size_t>(episode_length_);
+    std::vector<torch::Tensor> log_probs(n);
+    std::vector<double> rewards(n), returns(n);
+    int64_t updates = 0, episodes_ended = 0, longest = 0;
     while (true) {
+      s.begin();
       auto state = env.reset();
-      std::vector<torch::Tensor> log_probs;
-      std::vector<double> rewards;
-      while (true) {
-        auto st = torch::tensor({state[0], state[1], state[2], state[3]}, torch::kFloat32).unsqueeze(0);
+      for (size_t t = 0; t < n; ++t) {
+        // select_action: Categorical(probs).sample(), log_prob = log(clamped probs).
+        auto st =
+            torch::tensor({state[0], state[1], state[2], state[3]}, torch::kDouble).to(torch::kFloat).unsqueeze(0);
         auto probs = policy->forward(st);
         int64_t action;
         {
           torch::NoGradGuard ng;
-          action = torch::multinomial(probs, 1).item<int64_t>();
+          action = torch::multinomial(probs, 1).item<int64_t>();  // action.item()
         }
-        log_probs.push_back(torch::log(probs[0][action]));
+        const float tiny = std::numeric_limits<float>::epsilon();
+        log_probs[t] = probs.clamp(tiny, 1 - tiny).log().select(1, action);
         auto r = env.step(static_cast<int>(action));
-        rewards.push_back(r.reward);
-        state = r.state;
-        if (r.done) break;
+        rewards[t] = r.reward;
+        if (r.done) ++episodes_ended, longest = std::max<int64_t>(longest, env.steps());
+        state = r.done ? env.reset() : r.state;  // "we actually do not care about solving the thing"
       }
-      const int64_t steps = static_cast<int64_t>(rewards.size());
-      std::vector<double> returns(rewards.size());
+      // finish_episode: returns over the whole list, normalised (unbiased std).
       double R = 0;
-      for (int64_t i = steps - 1; i >= 0; --i) returns[i] = R = rewards[i] + gamma_ * R;
+      for (size_t i = n; i-- > 0;) returns[i] = R = rewards[i] + gamma_ * R;
       auto ret = torch::tensor(returns, torch::kFloat32);
-      if (steps > 1) ret = (ret - ret.mean()) / (ret.std() + eps);
-      else ret = ret - ret.mean();
-      auto loss = -(torch::stack(log_probs) * ret).sum();
+      ret = (ret - ret.mean()) / (ret.std() + eps);
+      auto loss = (-torch::cat(log_probs) * ret).sum();
       opt.zero_grad();
       loss.backward();
       opt.step();
-      s.set_metric("last_episode_length", steps);
-      if (!s.step(steps, loss)) break;
+      ++updates;
+      if (!s.step(episode_length_, loss)) break;
     }
+    s.set_metric("updates", updates);
+    s.set_metric("episodes_ended", episodes_ended);
+    s.set_metric("longest_episode", longest);
   }
 
  private:
+  static constexpr int kV0MaxSteps = 200;  // CartPole-v0's TimeLimit
   double gamma_ = 0.99;
   int64_t episode_length_ = 500;
   double lr_ = 1e-2;

@@ -9,7 +9,6 @@ namespace milabench {
 void add_image_input_options(CLI::App& app, ImageInputOptions& o, bool image_size_flag) {
   app.add_option("--dataset", o.dataset, "image dataset (NAME or milarun.datasets:NAME)")->capture_default_str();
   app.add_option("--batch-size", o.batch_size, "images per batch")->capture_default_str();
-  app.add_option("--workers", o.workers, "loader threads; also torch's thread count")->capture_default_str();
   if (image_size_flag)
     app.add_option("--image-size", o.image_size, "side of the images fed to the model")->capture_default_str();
 }
@@ -30,7 +29,9 @@ ImageInput::ImageInput(Session& session, const ImageInputOptions& o)
 ImageInput::ImageInput(Session& session, const ImageInputOptions& o, std::shared_ptr<const ImageTransform> transform,
                        bool shuffle)
     : session_(session) {
-  apply_loader_flags(o.batch_size, o.workers);
+  // --workers is the harness's (Session::workers); 0 (not given) keeps this input's default.
+  const int workers = session.workers() > 0 ? session.workers() : o.workers;
+  apply_loader_flags(o.batch_size, workers);
   if (o.image_size < 8) throw std::invalid_argument("--image-size must be >= 8, got " + std::to_string(o.image_size));
   ImageFolder folder = open_image_dataset(o.dataset, session.dataroot(), "train");
   classes_ = int64_t(folder.classes.size());
@@ -38,7 +39,7 @@ ImageInput::ImageInput(Session& session, const ImageInputOptions& o, std::shared
   provenance["images"] = folder.samples.size();
   provenance["classes"] = classes_;
   feed_ = std::make_unique<SessionImageFeed>(session, std::move(provenance), std::move(folder.samples),
-                                             std::move(transform), o.batch_size, o.workers, shuffle);
+                                             std::move(transform), o.batch_size, workers, shuffle);
 }
 
 std::pair<torch::Tensor, torch::Tensor> ImageInput::next() {

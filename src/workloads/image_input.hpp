@@ -1,5 +1,5 @@
 // The image input of the vision workloads: flags (--dataset, --batch-size,
-// --workers, --image-size), an ImageLoader over the dataset's train split
+// --image-size; --workers is the harness's), an ImageLoader over the dataset's train split
 // (with the workload's transform; RandomResizedCrop + flip by default),
 // and batches moved to the session's device (pinned host memory and
 // non_blocking copies on CUDA). Records the dataset's provenance and keeps the

@@ -1,6 +1,9 @@
 // minigrid: milabench's BabyAI training script (babyai PPOAlgo + ACModel with
 // BabyAI's default arguments) on our C++ BabyAI-UnlockPickup-v0. Counts
 // frames: procs * frames-per-proc after every update, as the original.
+// Host reads as babyai's PPOAlgo: per recurrence step entropy, value mean,
+// policy loss and value loss (.item()); per batch the gradient norm and the
+// batch loss; per finished episode its return, reshaped return and length.
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -9,6 +12,7 @@
 #include "envs/parallel.hpp"
 #include "envs/unlock_pickup.hpp"
 #include "models/babyai_acmodel.hpp"
+#include "workloads/init_torch_defaults.hpp"
 #include "workloads/ppo.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
@@ -28,6 +32,7 @@ void mission_tokens(int box_color, int64_t* out) {
 class MinigridWorkload : public Workload {
  public:
   void add_options(CLI::App& app) override {
+    set_init_torch_defaults(app, 1, 8);  // babyai's ArgumentParser --seed 1, minigrid.py's --workers 8
     // babyai.arguments.ArgumentParser, with milabench's minigrid.py overrides.
     app.add_option("--env", env_, "environment (only BabyAI-UnlockPickup-v0 is built in)")->capture_default_str();
     app.add_option("--model", unused_s_, "accepted for compatibility; nothing is saved");
@@ -67,7 +72,6 @@ class MinigridWorkload : public Workload {
     app.add_option("--max-grad-norm", max_grad_norm_, "gradient norm clip")->capture_default_str();
     app.add_option("--clip-eps", clip_eps_, "PPO clipping epsilon")->capture_default_str();
     app.add_option("--ppo-epochs", ppo_epochs_, "PPO epochs per update")->capture_default_str();
-    app.add_option("--workers", unused_i_, "accepted for compatibility; no data loader");
     app.add_option("--env-threads", env_threads_, "threads stepping the environments (ours)")->capture_default_str();
   }
 
@@ -81,13 +85,12 @@ class MinigridWorkload : public Workload {
     model->train();  // BabyAI never switches to eval: BatchNorm uses batch statistics
     s.set_model(*model);
     s.set_dataset({{"name", "BabyAI-UnlockPickup-v0"}, {"synthetic", true}, {"generator", "milarun (C++ env)"}});
-    torch::optim::Adam opt(model->parameters(),
-                           torch::optim::AdamOptions(lr_).betas({beta1_, beta2_}).eps(optim_eps_));
+    torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(lr_).betas({beta1_, beta2_}).eps(optim_eps_));
 
     const int64_t N = procs_, T = frames_per_proc_, M = model->memory_size();
-    const uint32_t seed0 = static_cast<uint32_t>(torch::randint(0, 1 << 30, {1}).item<int64_t>());
     std::vector<UnlockPickup> envs;
-    for (int64_t i = 0; i < N; ++i) envs.emplace_back(seed0 + 100 * static_cast<uint32_t>(i));
+    for (int64_t i = 0; i < N; ++i)
+      envs.emplace_back(static_cast<uint32_t>(100 * s.seed() + i));  // env.seed(100 * seed + i)
     auto u8 = torch::TensorOptions().dtype(torch::kUInt8);
     auto i64 = torch::TensorOptions().dtype(torch::kInt64);
     auto obs_cpu = torch::empty({N, 7, 7, 3}, u8), instr_cpu = torch::empty({N, kInstrLen}, i64);
@@ -98,12 +101,19 @@ class MinigridWorkload : public Workload {
     }
     auto fopt = torch::TensorOptions().device(dev);
     auto memory = torch::zeros({N, M}, fopt), mask = torch::ones({N}, fopt);
-    auto obss = torch::empty({T, N, 7, 7, 3}, u8.device(dev)), instrs = torch::empty({T, N, kInstrLen}, i64.device(dev));
+    auto obss = torch::empty({T, N, 7, 7, 3}, u8.device(dev)),
+         instrs = torch::empty({T, N, kInstrLen}, i64.device(dev));
     auto memories = torch::empty({T, N, M}, fopt), masks = torch::empty({T, N}, fopt);
     auto actions = torch::empty({T, N}, i64.device(dev)), values = torch::empty({T, N}, fopt);
-    auto log_probs = torch::empty({T, N}, fopt), rewards = torch::empty({T, N}, fopt), not_done = torch::empty({T, N}, fopt);
+    auto log_probs = torch::empty({T, N}, fopt), rewards = torch::empty({T, N}, fopt),
+         not_done = torch::empty({T, N}, fopt);
 
+    // BaseAlgo's per-episode log values, kept on the device as babyai's.
+    auto ep_return = torch::zeros({N}, fopt), ep_reshaped = torch::zeros({N}, fopt),
+         ep_frames = torch::zeros({N}, fopt);
+    double host_reads = 0;  // what babyai logs; read as it does, then unused
     while (true) {
+      s.begin();
       // Collect experiences (BaseAlgo.collect_experiences).
       auto obs = obs_cpu.to(dev), instr = instr_cpu.to(dev);
       for (int64_t t = 0; t < T; ++t) {
@@ -131,6 +141,13 @@ class MinigridWorkload : public Workload {
         mask = 1 - done_cpu.to(dev);
         rewards[t] = reward_scale_ * reward_cpu.to(dev);
         not_done[t] = mask;
+        ep_return += reward_cpu.to(dev);
+        ep_reshaped += rewards[t];
+        ep_frames += torch::ones({N}, fopt);
+        for (int64_t i = 0; i < N; ++i)
+          if (d[i] != 0.f)
+            host_reads += ep_return[i].item<double>() + ep_reshaped[i].item<double>() + ep_frames[i].item<double>();
+        ep_return *= mask, ep_reshaped *= mask, ep_frames *= mask;
       }
       torch::Tensor next_value;
       {
@@ -150,7 +167,7 @@ class MinigridWorkload : public Workload {
       auto e_mask = flat(masks).unsqueeze(1), e_act = flat(actions), e_val = flat(values);
       auto e_logp = flat(log_probs), e_adv = flat(adv.advantages), e_ret = flat(adv.returns);
 
-      torch::Tensor last_loss;
+      std::vector<double> losses;  // logs["loss"] = mean of the batch losses
       const int64_t per_batch = batch_size_ / recurrence_;
       for (int64_t epoch = 0; epoch < ppo_epochs_; ++epoch) {
         auto starts = torch::randperm(N * T / recurrence_, i64) * recurrence_;
@@ -166,19 +183,30 @@ class MinigridWorkload : public Workload {
                                    e_adv.index_select(0, idx), out.value, e_val.index_select(0, idx),
                                    e_ret.index_select(0, idx), clip_eps_);
             loss = loss + terms.policy_loss - entropy_coef_ * terms.entropy + value_loss_coef_ * terms.value_loss;
+            host_reads += terms.entropy.item<double>() + out.value.mean().item<double>() +
+                          terms.policy_loss.item<double>() + terms.value_loss.item<double>();
             mem = out.memory;
             if (i < recurrence_ - 1) e_mem.index_copy_(0, idx + 1, mem.detach());
           }
           loss = loss / static_cast<double>(recurrence_);
           opt.zero_grad();
           loss.backward();
+          auto grad_norm = torch::zeros({}, fopt);  // babyai's logged norm, before clipping
+          for (const auto& p : model->parameters())
+            if (p.grad().defined()) grad_norm = grad_norm + p.grad().norm(2).pow(2);
+          grad_norm = grad_norm.pow(0.5);
           torch::nn::utils::clip_grad_norm_(model->parameters(), max_grad_norm_);
           opt.step();
-          last_loss = loss.detach();
+          host_reads += grad_norm.item<double>();
+          losses.push_back(loss.item<double>());
         }
       }
-      if (!s.step(N * T, last_loss)) break;
+      double mean = 0;
+      for (double l : losses) mean += l / double(losses.size());
+      losses.clear();
+      if (!s.step(N * T, torch::scalar_tensor(mean, torch::kDouble))) break;
     }
+    (void)host_reads;
   }
 
  private:

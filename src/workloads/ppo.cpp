@@ -17,9 +17,7 @@ Advantages gae(const torch::Tensor& rewards, const torch::Tensor& values, const 
   return {adv, adv + values};
 }
 
-torch::Tensor sample_actions(const torch::Tensor& logits) {
-  return torch::multinomial(logits.exp(), 1).squeeze(1);
-}
+torch::Tensor sample_actions(const torch::Tensor& logits) { return torch::multinomial(logits.exp(), 1).squeeze(1); }
 
 torch::Tensor log_prob(const torch::Tensor& logits, const torch::Tensor& actions) {
   return logits.gather(1, actions.unsqueeze(1)).squeeze(1);
@@ -38,8 +36,8 @@ PpoTerms ppo_terms(const torch::Tensor& logits, const torch::Tensor& actions, co
   return {-torch::min(surr1, surr2).mean(), torch::max(v1, v2).mean(), entropy(logits).mean()};
 }
 
-void set_learning_rate(torch::optim::Adam& opt, double lr) {
-  for (auto& g : opt.param_groups()) static_cast<torch::optim::AdamOptions&>(g.options()).lr(lr);
+void set_learning_rate(torch::optim::Optimizer& opt, double lr) {
+  for (auto& g : opt.param_groups()) g.options().set_lr(lr);
 }
 
 }  // namespace milabench

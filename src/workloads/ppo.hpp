@@ -33,6 +33,6 @@ PpoTerms ppo_terms(const torch::Tensor& logits, const torch::Tensor& actions, co
                    const torch::Tensor& returns, double clip);
 
 // Sets the learning rate of every parameter group.
-void set_learning_rate(torch::optim::Adam& opt, double lr);
+void set_learning_rate(torch::optim::Optimizer& opt, double lr);
 
 }  // namespace milabench

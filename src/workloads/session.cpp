@@ -4,26 +4,30 @@
 #include <stdexcept>
 
 #include "measure/rate_meter.hpp"
+#include "workloads/nonfinite_loss.hpp"
 
 namespace milabench {
 
-Session::Session(RateMeter& meter, torch::Device device, std::string dataroot)
-    : meter_(meter), device_(device), dataroot_(std::move(dataroot)) {}
+Session::Session(RateMeter& meter, torch::Device device, std::string dataroot, int workers, int64_t seed)
+    : meter_(meter), device_(device), dataroot_(std::move(dataroot)), workers_(workers), seed_(seed) {}
+
+void Session::begin() { meter_.begin(); }
+
+void Session::set_slice_sync(bool on) { meter_.set_sync_enabled(on); }
 
 bool Session::step(int64_t n, const torch::Tensor& loss) {
   bool closed = meter_.step(n);
   std::optional<double> read;
   if (closed && loss.defined()) {
     double value = loss.detach().to(torch::kCPU, torch::kDouble).item<double>();
-    if (!std::isfinite(value)) {
-      extra_["failure_kind"] = "nonfinite_loss";
-      throw std::runtime_error("non-finite loss (" + std::to_string(value) + ") after " +
-                               std::to_string(meter_.count()) + " examples");
-    }
+    if (!std::isfinite(value))
+      throw NonFiniteLoss("non-finite loss (" + std::to_string(value) + ") after " + std::to_string(meter_.count()) +
+                          " examples");
     extra_["metrics"]["loss"] = value;
     read = value;
   }
   if (closed && on_slice_) on_slice_(meter_.count(), meter_.last_rate(), read);
+  if (closed) meter_.exclude_since_step();  // the read and the progress line are not timed
   return !meter_.done();
 }
 
@@ -34,7 +38,7 @@ nlohmann::json Session::finish_meter() {
 
 void Session::set_distributed(const nlohmann::json& info, bool counted) {
   extra_["distributed"] = info;
-  if (!counted) extra_["subjob"] = true;
+  if (!counted) extra_["sub_job"] = true;
 }
 
 void Session::set_model(const torch::nn::Module& model) {

@@ -1,16 +1,20 @@
 // Session: what a workload sees of the harness while it trains (torch-facing).
-// Contract: the workload calls step(n) after every iteration with the number of
-// examples it processed; it stops as soon as step() returns false. The loss is
-// passed as a tensor and read back (a device sync) only at slice boundaries.
+// Contract: the workload calls begin() where the original enters its timed
+// block (`with wrapper():`; for a dataloop, before fetching the batch) and
+// step(n) where that block ends, with the number of examples the original
+// counts; it stops as soon as step() returns false. Without a begin() since
+// the previous step(), a block began when that step() returned. Set-up before
+// the first block is not timed (the result records it as timings.setup).
+// The loss is passed as a tensor and read back (a device sync) only when a
+// slice closes; a workload whose original reads it every step does so itself.
 #pragma once
 #include <torch/torch.h>
 
 #include <cstdint>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 namespace milabench {
 
@@ -18,20 +22,35 @@ class RateMeter;
 
 class Session {
  public:
-  Session(RateMeter& meter, torch::Device device, std::string dataroot);
+  // `workers`: the --workers value (0 when not given, the original's None);
+  // `seed`: --seed (1234 by default).
+  Session(RateMeter& meter, torch::Device device, std::string dataroot, int workers = 0, int64_t seed = 1234);
 
   // Device the workload must train on (CPU unless --cuda and CUDA available).
   torch::Device device() const { return device_; }
   // Root folder of the datasets (-d / MILARUN_DATAROOT).
   const std::string& dataroot() const { return dataroot_; }
 
-  // Records n examples done. Returns false once --max-count is reached.
+  // --workers (0 when not given) and --seed, as the original's init_torch.
+  int workers() const { return workers_; }
+  int64_t seed() const { return seed_; }
+
+  // Opens a timed block (no effect when one is open).
+  void begin();
+  // Closes the timed block: n examples done. Returns false once the run is
+  // done (--max-count reached and --min-duration timed, or --until-stable).
   // `loss` (may be undefined) is read only when a 0.5 s slice closes; a
-  // non-finite loss throws std::runtime_error("non-finite loss ...").
+  // non-finite loss throws NonFiniteLoss (workloads/nonfinite_loss.hpp, a
+  // std::runtime_error): the run's failure kind "nonfinite_loss".
   bool step(int64_t n, const torch::Tensor& loss = {});
 
+  // Whether the meter synchronises the device when a block would close a
+  // slice (the original passes sync=torch_settings.sync in some workloads,
+  // sync=None in others). Default true; no effect on the CPU.
+  void set_slice_sync(bool on);
+
   // Result-file fields the workload owns.
-  void set_model(const torch::nn::Module& model);       // model.parameters
+  void set_model(const torch::nn::Module& model);      // model.parameters
   void set_model_parameters(int64_t count);            // when there are several nets
   void set_dataset(const nlohmann::json& provenance);  // e.g. {"name":"mnist","synthetic":true}
   void set_metric(const std::string& key, const nlohmann::json& value);
@@ -45,7 +64,7 @@ class Session {
   void set_timings(const nlohmann::json& entries) { extra_["timings"] = entries; }
 
   // The result's "distributed" block (rank, world_size, backend, ...). A rank
-  // whose result is not the group's (counted = false) is marked "subjob":
+  // whose result is not the group's (counted = false) is marked "sub_job":
   // the summary skips it, rank 0's result carries every rank's timings.
   void set_distributed(const nlohmann::json& info, bool counted);
 
@@ -60,6 +79,8 @@ class Session {
   RateMeter& meter_;
   torch::Device device_;
   std::string dataroot_;
+  int workers_ = 0;
+  int64_t seed_ = 1234;
   nlohmann::json extra_ = nlohmann::json::object();
   int64_t model_parameters_ = 0;
   SliceHook on_slice_;

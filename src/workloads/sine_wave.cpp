@@ -1,6 +1,7 @@
-// toy_lstm: PyTorch's time_sequence_prediction example (two LSTMCells and a
-// Linear trained with LBFGS on generated sine waves). Counts samples: each
-// LBFGS step counts the series (input rows) it trained on.
+// toy_lstm: milabench's sine_wave.py (two LSTMCells and a Linear on generated
+// sine waves). As the original: plain SGD lr 0.01, one forward/backward and
+// one update per step, the loss read back every step (loss.item()), and each
+// step counts --samples (100), although the first 3 series are held out.
 #include <torch/torch.h>
 
 #include <stdexcept>
@@ -24,9 +25,9 @@ struct SequenceImpl : torch::nn::Module {
 
   // input [B, T] -> predictions [B, T] (one step ahead).
   torch::Tensor forward(const torch::Tensor& input) {
-    auto opts = input.options();
-    auto h1 = torch::zeros({input.size(0), kHidden}, opts), c1 = torch::zeros_like(h1);
-    auto h2 = torch::zeros_like(h1), c2 = torch::zeros_like(h1);
+    // As the original: four zero states made on the host, then moved.
+    auto zero = [&] { return torch::zeros({input.size(0), kHidden}).to(input.device(), input.scalar_type()); };
+    auto h1 = zero(), c1 = zero(), h2 = zero(), c2 = zero();
     std::vector<torch::Tensor> outputs;
     outputs.reserve(input.size(1));
     for (const auto& x : input.split(1, 1)) {
@@ -48,42 +49,48 @@ class SineWave : public Workload {
 
   void run(Session& s) override {
     torch::ScalarType dtype;
-    if (dtype_ == "float32") dtype = torch::kFloat32;
-    else if (dtype_ == "float64") dtype = torch::kFloat64;
-    else throw std::invalid_argument("--dtype must be float32 or float64, got " + dtype_);
+    if (dtype_ == "float32")
+      dtype = torch::kFloat32;
+    else if (dtype_ == "float64")
+      dtype = torch::kFloat64;
+    else
+      throw std::invalid_argument("--dtype must be float32 or float64, got " + dtype_);
     if (samples_ < 4) throw std::invalid_argument("--samples must be >= 4 (3 series are held out)");
 
-    // generate_sine_wave: x = arange(L) + randint(-4T, 4T) per series; sin(x / T).
+    // generate_wave_data(20, 1000, samples): x = arange(L) + randint(-4T, 4T)
+    // per series, sin(x / T) in float64 on the host, then cast and moved.
     constexpr int64_t T = 20, L = 1000;
-    auto opts = torch::TensorOptions().device(s.device()).dtype(dtype);
     torch::Tensor input, target;
     {
       torch::NoGradGuard ng;
-      auto shift = torch::randint(-4 * T, 4 * T, {samples_, 1}, opts);
-      auto data = torch::sin((torch::arange(L, opts).unsqueeze(0) + shift) / double(T));
-      input = data.slice(0, 3).slice(1, 0, L - 1).contiguous();
-      target = data.slice(0, 3).slice(1, 1).contiguous();
+      auto shift = torch::randint(-4 * T, 4 * T, {samples_, 1}, torch::kLong);
+      auto data = torch::sin((torch::arange(L, torch::kLong).unsqueeze(0) + shift).to(torch::kDouble) / double(T));
+      input = data.slice(0, 3).slice(1, 0, L - 1).to(s.device(), dtype).contiguous();
+      target = data.slice(0, 3).slice(1, 1).to(s.device(), dtype).contiguous();
     }
 
     Sequence seq;
     seq->to(s.device(), dtype);
     s.set_model(*seq);
     s.set_dataset({{"name", "sine_wave"}, {"synthetic", true}, {"series", samples_}, {"length", L}});
-    torch::optim::LBFGS opt(seq->parameters(), torch::optim::LBFGSOptions(0.8));
-    const int64_t rows = input.size(0);
+    torch::optim::SGD opt(seq->parameters(), torch::optim::SGDOptions(kLearningRate));
+    seq->train();
+    int64_t updates = 0;
     while (true) {
-      auto closure = [&]() {
-        opt.zero_grad();
-        auto loss = torch::mse_loss(seq->forward(input), target);
-        loss.backward();
-        return loss;
-      };
-      auto loss = opt.step(closure);
-      if (!s.step(rows, loss)) break;
+      s.begin();
+      opt.zero_grad();
+      auto loss = torch::mse_loss(seq->forward(input), target);
+      loss.backward();
+      loss.item<double>();  // the original's it.log(loss=loss.item()): a host read every step
+      opt.step();
+      ++updates;
+      if (!s.step(samples_, loss)) break;
     }
+    s.set_metric("updates", updates);
   }
 
  private:
+  static constexpr double kLearningRate = 0.01;  // hard-coded in the original:
   std::string dtype_ = "float32";
   int64_t samples_ = 100;
 };

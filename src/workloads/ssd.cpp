@@ -23,7 +23,6 @@ class SsdWorkload : public Workload {
     app.add_option("--dataset", dataset_, "detection dataset (milarun.datasets:coco)")->capture_default_str();
     app.add_option("--batch-size", batch_size_, "images per batch")->capture_default_str();
     app.add_option("--checkpoint", checkpoint_, "path to a model checkpoint (the original's; not supported here)");
-    app.add_option("--workers", workers_, "loader threads; also torch's thread count")->capture_default_str();
   }
 
   void run(Session& s) override {
@@ -31,7 +30,7 @@ class SsdWorkload : public Workload {
       throw std::invalid_argument("--checkpoint " + checkpoint_ +
                                   ": loading the original's PyTorch checkpoint is not supported; omit the flag");
     const torch::Device dev = s.device();
-    SsdInput input(s, dataset_, batch_size_, workers_);
+    SsdInput input(s, dataset_, batch_size_, s.workers() > 0 ? s.workers() : workers_);
     Ssd300 model(input.labels());
     SsdLoss loss_fn(ssd300_default_boxes());
     if (dev.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);  // as the original

@@ -7,17 +7,17 @@
 // evaluation, checkpoints or multi-process training (--target-bleu, --beam-size,
 // --save-freq, --rank ...) are accepted and have no effect here, as in the
 // original's timed loop, which only trains.
+#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
-#include <ATen/autocast_mode.h>
-
 #include "data/length_bucketing.hpp"
 #include "data/wmt16.hpp"
 #include "models/gnmt.hpp"
+#include "workloads/init_torch_defaults.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -82,9 +82,9 @@ Batch collate(const ParallelCorpus& c, std::vector<int64_t> idx) {
 class TranslatorWorkload : public Workload {
  public:
   void add_options(CLI::App& app) override {
+    set_init_torch_defaults(app, 100, 8);  // rnn_translator.py's own --seed 100, --workers 8
     app.add_option("--dataset", dataset_, "dataset (wmt16)")->capture_default_str();
     app.add_option("--batch-size", batch_, "sentence pairs per step")->capture_default_str();
-    app.add_option("--workers", workers_, "threads reading and tokenising the data")->capture_default_str();
     app.add_option("--max-size", max_size_, "read at most this many pairs (0 = all)")->capture_default_str();
     app.add_option("--model-config", model_config_, "Python dict overriding the model flags below");
     app.add_option("--hidden-size", model_.hidden_size, "LSTM and embedding width")->capture_default_str();
@@ -102,10 +102,10 @@ class TranslatorWorkload : public Workload {
     app.add_option("--max-length-train", max_len_, "max ids per sentence, BOS/EOS included")->capture_default_str();
     app.add_option("--min-length-train", min_len_, "min ids per sentence")->capture_default_str();
     app.add_flag("--bucketing,!--no-bucketing", bucketing_, "length-bucketed batches");
-    for (const char* f : {"--target-bleu", "--eval-batch-size", "--max-length-val", "--min-length-val", "--beam-size",
-                          "--len-norm-factor", "--cov-penalty-factor", "--len-norm-const", "--results-dir", "--save",
-                          "--print-freq", "--start-epoch", "--resume", "--save-freq", "--keep-checkpoints", "--rank",
-                          "--world-size", "--dist-url"})
+    for (const char* f :
+         {"--target-bleu", "--eval-batch-size", "--max-length-val", "--min-length-val", "--beam-size",
+          "--len-norm-factor", "--cov-penalty-factor", "--len-norm-const", "--results-dir", "--save", "--print-freq",
+          "--start-epoch", "--resume", "--save-freq", "--keep-checkpoints", "--rank", "--world-size", "--dist-url"})
       app.add_option(f, ignored_, "accepted for compatibility; no effect (the timed loop only trains)");
     for (const char* f : {"--disable-eval", "--save-all", "--cudnn,!--no-cudnn"})
       app.add_flag(f, ignored_flag_, "accepted for compatibility; no effect");
@@ -122,7 +122,7 @@ class TranslatorWorkload : public Workload {
     po.min_length = min_len_;
     po.max_length = max_len_;
     po.max_size = max_size_;
-    po.threads = unsigned(std::max<int64_t>(1, workers_));
+    po.threads = unsigned(std::max<int64_t>(1, s.workers() > 0 ? s.workers() : workers_));
     Wmt16 data = read_wmt16_train(s.dataroot(), po);
     const ParallelCorpus& train = data.train;
     if (train.src.size() < batch_)
@@ -156,14 +156,16 @@ class TranslatorWorkload : public Workload {
     double loss_scale = cuda_half ? 65536.0 : 1.0;
     int64_t clean_steps = 0;
 
-    // One step: forward, loss (sum over tokens) / B, backward, clip, update.
-    // Returns the loss per target token (not synchronised).
+    // One step as the original's iterate(): forward, loss (sum over tokens)
+    // read back at once (loss_per_batch = loss.item()), / B, backward, clip,
+    // update. Returns the loss per target token.
     auto train_step = [&](const Batch& b, bool update) {
       auto src = b.src.to(dev), tgt = b.tgt.to(dev);
       const int64_t B = src.size(1);
       auto logits = model->forward(src, b.src_lengths, tgt.slice(0, 0, -1));
       auto labels = tgt.slice(0, 1).reshape({-1});
       auto loss = label_smoothed_loss(logits.reshape({-1, logits.size(2)}), labels, kPad, smoothing_);
+      const double loss_per_batch = loss.item<double>();
       (loss * (loss_scale / double(B))).backward();
       if (update) {
         if (loss_scale != 1.0)
@@ -176,9 +178,11 @@ class TranslatorWorkload : public Workload {
           opt->step();
           if (cuda_half && ++clean_steps % 2000 == 0) loss_scale *= 2;
         }
+      } else if (loss_scale == 1.0) {
+        torch::nn::utils::clip_grad_norm_(params, grad_clip_);  // Fp32Optimizer clips before `if update`
       }
       opt->zero_grad();
-      return loss.detach() / double(std::max<int64_t>(1, b.tgt_tokens));
+      return torch::scalar_tensor(loss_per_batch / double(std::max<int64_t>(1, b.tgt_tokens)), torch::kDouble);
     };
 
     const uint64_t seed = uint64_t(torch::randint(1LL << 62, {1}, torch::kLong).item<int64_t>());
@@ -196,9 +200,10 @@ class TranslatorWorkload : public Workload {
         train_step(warm, false);
       }
       for (auto& idx : bucketing_batches(train.lengths, bo, seed, epoch)) {
-        Batch b = collate(train, std::move(idx));
-        auto loss = train_step(b, true);
-        if (!s.step(b.src.size(1), loss)) return;
+        Batch b = collate(train, std::move(idx));  // the original's DataLoader workers
+        s.begin();                                 // its chrono block opens after the loader yields the batch
+        auto loss = train_step(b, true);           // loss per target token, a host scalar
+        if (!s.step(batch_, loss)) return;         // chrono(count=data_loader.batch_size)
       }
     }
   }

@@ -3,16 +3,18 @@
 // Training as the example's train(): batchify the train split into --batch-size
 // columns, walk it in --bptt chunks, hidden state carried over and detached
 // between chunks (reset each epoch), cross-entropy, gradients clipped to
-// --clip, plain SGD step p -= lr * grad. No evaluation pass (the profile's
-// --max-count ends the run inside the first epoch).
-// Count unit: sequences, i.e. --batch-size per step (the original's count; see
+// --clip (torch's clip_grad_norm_, which reads the norm back), plain SGD step
+// p -= lr * grad, the loss read back every step (the original's loss.item()).
+// Between epochs, outside the timed blocks as the original: evaluation on the
+// valid split (batches of 10) and lr /= 4 when it did not improve.
+// Count unit: sequences, i.e. --batch-size per step, the short last chunk of
+// an epoch included (the original's chrono(count=batch_size); see
 // docs/workloads.md).
 // Half precision (wlmfp16): on CUDA, fp16 autocast with dynamic loss scaling
 // (as torch.cuda.amp's GradScaler: init 2^16, x2 every 2000 clean steps,
 // /2 and skip on inf/NaN); on CPU, bfloat16 autocast (no scaling needed).
-#include <torch/torch.h>
-
 #include <ATen/autocast_mode.h>
+#include <torch/torch.h>
 
 #include <stdexcept>
 
@@ -44,8 +46,10 @@ class AutocastScope {
   ~AutocastScope() {
     if (!on_) return;
     if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    if (cuda_) at::autocast::set_enabled(prev_);
-    else at::autocast::set_cpu_enabled(prev_);
+    if (cuda_)
+      at::autocast::set_enabled(prev_);
+    else
+      at::autocast::set_cpu_enabled(prev_);
   }
 
  private:
@@ -62,7 +66,8 @@ class LossScaler {
   // Unscales the gradients in place; returns a device flag, nonzero on inf/NaN.
   torch::Tensor unscale(const std::vector<torch::Tensor>& grads) {
     auto found_inf = torch::zeros({1}, scale_.options());
-    at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf, scale_.to(torch::kDouble).reciprocal().to(torch::kFloat));
+    at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf,
+                                                   scale_.to(torch::kDouble).reciprocal().to(torch::kFloat));
     return found_inf;
   }
   void update(const torch::Tensor& found_inf) { at::_amp_update_scale_(scale_, growth_, found_inf, 2.0, 0.5, 2000); }
@@ -71,9 +76,9 @@ class LossScaler {
   torch::Tensor scale_, growth_;
 };
 
-// torch.nn.utils.clip_grad_norm_ (2-norm) without reading the norm back, so
-// no device sync per step (libtorch's version returns a double).
-void clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm) {
+// torch.nn.utils.clip_grad_norm_ (2-norm) without reading the norm back
+// (the fp16 path's; fp32 uses torch's, which reads it as the original's did).
+void clip_grad_norm_on_device(const std::vector<torch::Tensor>& params, double max_norm) {
   std::vector<torch::Tensor> norms;
   for (const auto& p : params)
     if (p.grad().defined()) norms.push_back(p.grad().detach().norm(2));
@@ -85,11 +90,11 @@ void clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm) {
 
 class Wlm : public Workload {
  public:
-  explicit Wlm(bool half) : half_(half), batch_(half ? 128 : 64) {}
+  explicit Wlm(bool half) : half_(half) {}
 
   void add_options(CLI::App& app) override {
     app.add_option("--dataset", dataset_, "dataset (only wiki2)")->capture_default_str();
-    app.add_option("--model", o_.rnn_type, "LSTM, GRU, RNN_TANH or RNN_RELU")->capture_default_str();
+    app.add_option("--model-name,--model", o_.rnn_type, "LSTM, GRU, RNN_TANH or RNN_RELU")->capture_default_str();
     app.add_option("--emsize", o_.ninp, "word embedding size")->capture_default_str();
     app.add_option("--nhid", o_.nhid, "hidden units per layer")->capture_default_str();
     app.add_option("--nlayers", o_.nlayers, "recurrent layers")->capture_default_str();
@@ -115,13 +120,7 @@ class Wlm : public Workload {
     if (nbatch < 2)
       throw std::runtime_error("wlm: the train split has " + std::to_string(corpus.train.size()) +
                                " tokens, fewer than 2 x --batch-size; generate more data");
-    // batchify: [nbatch, bsz], column j = the j-th contiguous slice of the text.
-    auto train = torch::from_blob(corpus.train.data(), {nbatch * batch_}, torch::kInt)
-                     .to(torch::kLong)
-                     .view({batch_, nbatch})
-                     .t()
-                     .contiguous()
-                     .to(s.device());
+    auto train = batchify(corpus.train, batch_, s.device());
 
     o_.ntoken = corpus.dictionary.size();
     RNNModel model(o_);
@@ -134,12 +133,16 @@ class Wlm : public Workload {
     if (half_ && cuda) scaler = std::make_unique<LossScaler>(s.device());
     model->train();
 
+    const auto valid = batchify(corpus.valid, kEvalBatch, s.device());
+    double best_val_loss = 0;
     for (int64_t epoch = 0; epoch < epochs_; ++epoch) {
+      model->train();
       auto hidden = model->init_hidden(batch_, torch::TensorOptions().device(s.device()));
       for (int64_t i = 0; i + 1 < nbatch; i += bptt_) {
         const int64_t len = std::min(bptt_, nbatch - 1 - i);
         auto data = train.slice(0, i, i + len);
         auto target = train.slice(0, i + 1, i + 1 + len).reshape(-1);
+        s.begin();
         for (auto& h : hidden) h = h.detach();
         model->zero_grad();
         torch::Tensor loss;
@@ -159,24 +162,68 @@ class Wlm : public Workload {
         } else {
           loss.backward();
         }
-        clip_grad_norm(params, clip_);
+        if (scaler)
+          clip_grad_norm_on_device(params, clip_);
+        else
+          torch::nn::utils::clip_grad_norm_(params, clip_);
         if (!found_inf.defined() || found_inf.item<float>() == 0) {
           torch::NoGradGuard ng;
           for (auto& p : params)
             if (p.grad().defined()) p.add_(p.grad(), -lr_);
         }
         if (scaler) scaler->update(found_inf);
+        loss.item<double>();  // it.log(loss=loss.item()); total_loss += loss.item(): read every step
         if (!s.step(batch_, loss)) return;
       }
+      // Untimed, as the original's evaluate(val_data) between epochs.
+      const double val_loss = evaluate(model, valid);
+      s.set_metric("val_loss", val_loss);
+      if (epoch == 0 || val_loss < best_val_loss)
+        best_val_loss = val_loss;
+      else
+        lr_ /= 4.0;
     }
   }
 
  private:
+  static constexpr int64_t kEvalBatch = 10;  // the original's eval_batch_size
+
+  // batchify: [n / bsz, bsz] on `device`, column j = the j-th slice of the text.
+  static torch::Tensor batchify(std::vector<int32_t>& tokens, int64_t bsz, torch::Device device) {
+    const int64_t nbatch = int64_t(tokens.size()) / bsz;
+    return torch::from_blob(tokens.data(), {nbatch * bsz}, torch::kInt)
+        .to(torch::kLong)
+        .view({bsz, nbatch})
+        .t()
+        .contiguous()
+        .to(device);
+  }
+
+  // The original's evaluate(): mean loss per token over `data` (eval mode, no
+  // grad, one loss read per chunk).
+  double evaluate(RNNModel& model, const torch::Tensor& data) {
+    torch::NoGradGuard ng;
+    model->eval();
+    auto hidden = model->init_hidden(kEvalBatch, torch::TensorOptions().device(data.device()));
+    double total = 0;
+    const int64_t n = data.size(0);
+    for (int64_t i = 0; i + 1 < n; i += bptt_) {
+      const int64_t len = std::min(bptt_, n - 1 - i);
+      auto [output, next] = model->forward(data.slice(0, i, i + len), hidden);
+      hidden = std::move(next);
+      auto target = data.slice(0, i + 1, i + 1 + len).reshape(-1);
+      total += double(len) *
+               torch::cross_entropy_loss(output.view({-1, o_.ntoken}).to(torch::kFloat), target).item<double>();
+    }
+    model->train();
+    return n > 1 ? total / double(n - 1) : 0.0;
+  }
+
   bool half_;
   RNNModelOptions o_;
   std::string dataset_ = "milarun.datasets:wiki2";
   double lr_ = 20, clip_ = 0.25;
-  int64_t batch_, bptt_ = 35, epochs_ = 1000000;
+  int64_t batch_ = 64, bptt_ = 35, epochs_ = 1000000;
 };
 
 }  // namespace

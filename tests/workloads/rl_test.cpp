@@ -6,13 +6,13 @@
 #include <chrono>
 #include <cmath>
 
-#include "test_support.hpp"
 #include "envs/parallel.hpp"
 #include "envs/pong.hpp"
 #include "envs/unlock_pickup.hpp"
 #include "measure/rate_meter.hpp"
 #include "models/atari_cnn.hpp"
 #include "models/babyai_acmodel.hpp"
+#include "test_support.hpp"
 #include "workloads/ppo.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
@@ -158,13 +158,13 @@ TEST(UnlockPickupEnv, ObservationEncodingAndOcclusion) {
   EXPECT_EQ(obs_at(env, 1, 5), (std::array<int, 3>{kKey, kYellow, 0}));
   EXPECT_EQ(obs_at(env, 0, 4), (std::array<int, 3>{kWall, kGrey, 0}));  // top wall, y = 0
   EXPECT_EQ(obs_at(env, 5, 6), (std::array<int, 3>{kWall, kGrey, 0}));  // bottom wall, y = 5
-  EXPECT_EQ(obs_at(env, 6, 6), (std::array<int, 3>{kUnseen, 0, 0}));   // behind the bottom wall
-  EXPECT_EQ(obs_at(env, 3, 2), (std::array<int, 3>{kUnseen, 0, 0}));   // behind the locked door
+  EXPECT_EQ(obs_at(env, 6, 6), (std::array<int, 3>{kUnseen, 0, 0}));    // behind the bottom wall
+  EXPECT_EQ(obs_at(env, 3, 2), (std::array<int, 3>{kUnseen, 0, 0}));    // behind the locked door
   EXPECT_EQ(obs_at(env, 2, 4), (std::array<int, 3>{kEmpty, 0, 0}));
   put(g, 5, 3, {kDoor, kYellow, kOpen});
   env.set_state(g, 2, 3, 0, kRed, Cell{kKey, kBlue, 0});
   EXPECT_EQ(obs_at(env, 3, 3), (std::array<int, 3>{kDoor, kYellow, kOpen}));
-  EXPECT_EQ(obs_at(env, 3, 2), (std::array<int, 3>{kEmpty, 0, 0}));   // seen through the open door
+  EXPECT_EQ(obs_at(env, 3, 2), (std::array<int, 3>{kEmpty, 0, 0}));    // seen through the open door
   EXPECT_EQ(obs_at(env, 3, 6), (std::array<int, 3>{kKey, kBlue, 0}));  // carried object on the agent
   // Facing up from (2,3): the key at (3,1) is one right, two ahead.
   env.set_state(g, 2, 3, 3, kRed);
@@ -225,7 +225,9 @@ TEST(PongGame, RendersBallPaddlesAndBackground) {
   s.serve_wait = 0, s.ball_x = 80, s.ball_y = 100, s.agent_y = 50;
   std::vector<uint8_t> rgb(pong::kFrameBytes);
   game.render(rgb.data());
-  auto px = [&](int y, int x) { return std::array<int, 3>{rgb[(y * 160 + x) * 3], rgb[(y * 160 + x) * 3 + 1], rgb[(y * 160 + x) * 3 + 2]}; };
+  auto px = [&](int y, int x) {
+    return std::array<int, 3>{rgb[(y * 160 + x) * 3], rgb[(y * 160 + x) * 3 + 1], rgb[(y * 160 + x) * 3 + 2]};
+  };
   EXPECT_EQ(px(101, 80), (std::array<int, 3>{236, 236, 236}));
   EXPECT_EQ(px(55, pong::kAgentX + 1), (std::array<int, 3>{92, 186, 92}));
   EXPECT_EQ(px(150, 60), (std::array<int, 3>{144, 72, 17}));
@@ -276,7 +278,11 @@ TEST(ParallelFor, CoversEveryIndexAndRethrows) {
   std::vector<int> hits(37, 0);
   parallel_for(37, 4, [&](int i) { hits[i]++; });
   EXPECT_EQ(std::count(hits.begin(), hits.end(), 1), 37);
-  EXPECT_THROW(parallel_for(8, 3, [](int i) { if (i == 5) throw std::runtime_error("x"); }), std::runtime_error);
+  EXPECT_THROW(parallel_for(8, 3,
+                            [](int i) {
+                              if (i == 5) throw std::runtime_error("x");
+                            }),
+               std::runtime_error);
   EXPECT_GE(available_cpus(), 1);
 }
 
@@ -297,8 +303,9 @@ TEST(RlModels, ParameterCounts) {
 
 TEST(RlModels, OutputShapes) {
   BabyAIModel m(BabyAIModelOptions{});
-  auto out = m->forward(torch::randint(0, 6, {3, 7, 7, 3}).to(torch::kFloat), torch::tensor({1, 2, 3, 5, 4}, torch::kLong).view({1, 5}).repeat({3, 1}),
-                        torch::zeros({3, 256}));
+  auto out =
+      m->forward(torch::randint(0, 6, {3, 7, 7, 3}).to(torch::kFloat),
+                 torch::tensor({1, 2, 3, 5, 4}, torch::kLong).view({1, 5}).repeat({3, 1}), torch::zeros({3, 256}));
   EXPECT_EQ(out.logits.sizes(), (std::vector<int64_t>{3, 7}));
   EXPECT_EQ(out.value.sizes(), (std::vector<int64_t>{3}));
   EXPECT_EQ(out.memory.sizes(), (std::vector<int64_t>{3, 256}));
@@ -330,8 +337,9 @@ TEST(Ppo, ClippedSurrogateStopsAtTheClip) {
 }
 
 TEST(Minigrid, ShortRun) {
-  auto r = run_workload("minigrid", {"--env", "BabyAI-UnlockPickup-v0", "--procs", "4", "--frames-per-proc", "10",
-                                     "--recurrence", "5", "--batch-size", "20"},
+  auto r = run_workload("minigrid",
+                        {"--env", "BabyAI-UnlockPickup-v0", "--procs", "4", "--frames-per-proc", "10", "--recurrence",
+                         "5", "--batch-size", "20"},
                         80);
   EXPECT_EQ(r.count, 80);  // two updates of 4 x 10 frames
   EXPECT_EQ(r.extra["model"]["parameters"].get<int64_t>(), 1068168);
@@ -345,17 +353,41 @@ TEST(Minigrid, RejectsOtherLevelsAndBadRecurrence) {
 }
 
 TEST(Atari, ShortRun) {
-  auto r = run_workload("atari", {"--env-name", "PongNoFrameskip-v4", "--num-steps", "8", "--num-processes", "2",
-                                  "--algo", "ppo", "--use-gae", "--clip-param", "0.1", "--value-loss-coef", "0.5",
-                                  "--num-mini-batch", "2", "--use-linear-lr-decay", "--entropy-coef", "0.01"},
+  auto r = run_workload("atari",
+                        {"--env-name", "PongNoFrameskip-v4", "--num-steps", "8", "--num-processes", "2", "--algo",
+                         "ppo", "--use-gae", "--clip-param", "0.1", "--value-loss-coef", "0.5", "--num-mini-batch", "2",
+                         "--use-linear-lr-decay", "--entropy-coef", "0.01"},
                         4);
   EXPECT_EQ(r.count, 4);  // two updates, num-processes each
   EXPECT_EQ(r.extra["model"]["parameters"].get<int64_t>(), 866439);
   EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>()));
 }
 
-TEST(Atari, OnlyPpoIsImplemented) {
-  EXPECT_THROW(run_workload("atari", {"--num-steps", "8"}, 4), std::invalid_argument);  // default a2c
+TEST(Atari, DefaultArgumentsRunA2c) {
+  // `milarun run atari` with no flags: the original's defaults (a2c, 16
+  // processes, 5 steps), one RMSprop update per rollout, counting 16.
+  auto r = run_workload("atari", {}, 17);
+  EXPECT_EQ(r.count, 32);
+  EXPECT_EQ(r.extra["metrics"]["algorithm"], "a2c");
+  EXPECT_EQ(r.extra["metrics"]["updates"], 2);
+  EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>()));
+}
+
+TEST(Atari, PpoMakesEpochsTimesMinibatchesUpdates) {
+  auto r = run_workload(
+      "atari",
+      {"--algo", "ppo", "--num-steps", "4", "--num-processes", "2", "--num-mini-batch", "2", "--ppo-epoch", "3"}, 2);
+  EXPECT_EQ(r.count, 2);
+  EXPECT_EQ(r.extra["metrics"]["updates"], 3 * 2);
+}
+
+TEST(Atari, AcktrIsRejectedWithAClearMessage) {
+  try {
+    run_workload("atari", {"--algorithm", "acktr"}, 4);
+    FAIL() << "acktr accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("acktr"), std::string::npos) << e.what();
+  }
 }
 
 TEST(RlRegistry, ExperimentNamesFromTheProfiles) {

@@ -58,6 +58,10 @@ inline RunOutcome run_workload(const std::string& name, std::vector<std::string>
   if (!info) throw std::runtime_error("unknown workload " + name);
   auto w = info->make();
   CLI::App app;
+  int workers = 0;  // the harness's init_torch flags (src/run/run_app.cpp registers them for `milarun run`)
+  int64_t seed = 1234;
+  app.add_option("--workers", workers);
+  app.add_option("--seed", seed);
   w->add_options(app);
   std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
   app.parse(args);
@@ -69,7 +73,7 @@ inline RunOutcome run_workload(const std::string& name, std::vector<std::string>
       [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); },
       {});
   meter.start();
-  Session s(meter, torch::Device(torch::kCPU), dataroot);
+  Session s(meter, torch::Device(torch::kCPU), dataroot, workers, seed);
   w->run(s);
   return {meter.count(), s.extra()};
 }

@@ -11,7 +11,6 @@
 #include <set>
 #include <sstream>
 
-#include "test_support.hpp"
 #include "data/dataset.hpp"
 #include "data/manifest.hpp"
 #include "data/movielens.hpp"
@@ -20,6 +19,7 @@
 #include "measure/rate_meter.hpp"
 #include "models/neumf.hpp"
 #include "models/rnn_model.hpp"
+#include "test_support.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -72,8 +72,8 @@ TEST(Wiki2, TokenizesAsTheExampleCorpus) {
   tokenize_text(" a  b\tc \n\n = x = \nb a", d, ids);  // no final newline: last line still ends in <eos>
   std::vector<std::string> words;
   for (int32_t i : ids) words.push_back(d.word(i));
-  EXPECT_EQ(words, (std::vector<std::string>{"a", "b", "c", "<eos>", "<eos>", "=", "x", "=", "<eos>", "b", "a",
-                                             "<eos>"}));
+  EXPECT_EQ(words,
+            (std::vector<std::string>{"a", "b", "c", "<eos>", "<eos>", "=", "x", "=", "<eos>", "b", "a", "<eos>"}));
   EXPECT_EQ(d.size(), 6);  // a b c <eos> = x, ids in order of first appearance
   EXPECT_EQ(d.find("a"), 0);
   EXPECT_EQ(d.find("<eos>"), 3);
@@ -312,7 +312,8 @@ TEST(NcfSampler, LoaderIsDeterministicWhateverTheWorkers) {
 // ---- models at the profiles' sizes (counts checked with PyTorch 1.13) ----
 
 TEST(RNNModel, ParameterCountsMatchPyTorch) {
-  RNNModelOptions o;  // GRU 656/656, 2 layers
+  RNNModelOptions o;  // the profiles' GRU 656/656, 2 layers
+  o.rnn_type = "GRU", o.ninp = o.nhid = 656, o.dropout = 0.5;
   o.ntoken = kWiki2Vocabulary;
   EXPECT_EQ(rnn_model_parameter_count(o), 48865918);  // python: sum(p.numel()) of the example's RNNModel
   RNNModel gru(o);
@@ -365,20 +366,33 @@ TempDir* WlmRuns::dir_ = nullptr;
 
 TEST_F(WlmRuns, WlmTrainsWithFiniteLossAndCountsSequences) {
   auto r = run_workload("milarun.models.wlm:main",
-                        {"--dataset", "milarun.datasets:wiki2", "--batch-size", "4", "--emsize", "32", "--nhid",
-                         "32", "--dropout", "0.5", "--model", "GRU", "--bptt", "8"},
+                        {"--dataset", "milarun.datasets:wiki2", "--batch-size", "4", "--emsize", "32", "--nhid", "32",
+                         "--dropout", "0.5", "--model", "GRU", "--bptt", "8"},
                         4 * 30, dir_->str());
   EXPECT_EQ(r.count, 4 * 30);  // 30 steps of --batch-size sequences
   expect_finite_loss(r);
   EXPECT_EQ(r.extra["metrics"]["precision"], "float32");
   RNNModelOptions o;
-  o.ntoken = r.extra["metrics"]["vocabulary"].get<int64_t>(), o.ninp = o.nhid = 32;
+  o.rnn_type = "GRU", o.ntoken = r.extra["metrics"]["vocabulary"].get<int64_t>(), o.ninp = o.nhid = 32;
   EXPECT_EQ(r.extra["model"]["parameters"].get<int64_t>(), rnn_model_parameter_count(o));
 }
 
+TEST_F(WlmRuns, ShortLastChunkCountsTheBatchAndEpochsEndWithAnUntimedEvaluation) {
+  // bptt 1000 over ~1000 rows per column: an epoch is a full chunk then a
+  // short one; both count --batch-size, and the validation pass runs between
+  // epochs (its loss is recorded), as the original's train()/evaluate().
+  auto r = run_workload("wlm", {"--batch-size", "4", "--emsize", "16", "--nhid", "16", "--bptt", "1000"}, 4 * 3,
+                        dir_->str());
+  EXPECT_EQ(r.count, 4 * 3);
+  ASSERT_TRUE(r.extra["metrics"].contains("val_loss")) << r.extra.dump();
+  EXPECT_TRUE(std::isfinite(r.extra["metrics"]["val_loss"].get<double>()));
+  expect_finite_loss(r);
+}
+
 TEST_F(WlmRuns, WlmFp16RunsInBfloat16OnCpu) {
-  auto r = run_workload("wlmfp16", {"--batch-size", "2", "--bptt", "8", "--emsize", "16", "--nhid", "16", "--model", "LSTM"},
-                        2 * 6, dir_->str());
+  auto r =
+      run_workload("wlmfp16", {"--batch-size", "2", "--bptt", "8", "--emsize", "16", "--nhid", "16", "--model", "LSTM"},
+                   2 * 6, dir_->str());
   EXPECT_EQ(r.count, 2 * 6);
   expect_finite_loss(r);
   EXPECT_EQ(r.extra["metrics"]["precision"], "bfloat16");
@@ -410,4 +424,21 @@ TEST(Recom, TrainsWithFiniteLossOnTheProfileFlags) {
   EXPECT_EQ(m.users, 277);
   EXPECT_EQ(r.extra["model"]["parameters"].get<int64_t>(), neumf_parameter_count(m));
   EXPECT_EQ(r.extra["dataset"]["synthetic"], true);
+}
+
+TEST(Recom, AnEpochsShortLastBatchCountsTheBatchSize) {
+  // As the original's it.set_count(batch_size): one batch larger than the
+  // whole epoch is short, and still counts --batch-size.
+  TempDir dir("recomshort");
+  DatasetOptions o;
+  o.scale = 0.002;
+  generate_ml20m(dir.str(), o);
+  auto r = run_workload("recom", {"--dataset", "milarun.datasets:ml20m", "-f", "8", "--layers", "16,8"}, 1, dir.str());
+  const int64_t epoch = 5 * r.extra["metrics"]["train_positives"].get<int64_t>();
+  const int64_t big = epoch + 1000;
+  auto one = run_workload("recom",
+                          {"--dataset", "milarun.datasets:ml20m", "-f", "8", "--layers", "16,8", "--batch-size",
+                           std::to_string(big), "--workers", "0"},
+                          1, dir.str());
+  EXPECT_EQ(one.count, big);
 }

@@ -7,10 +7,10 @@
 #include <filesystem>
 #include <fstream>
 
-#include "test_support.hpp"
 #include "data/mnist.hpp"
 #include "envs/cart_pole.hpp"
 #include "measure/rate_meter.hpp"
+#include "test_support.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -36,17 +36,20 @@ TEST(Registry, FindsByNameAndExperiment) {
   EXPECT_EQ(find_workload("nope"), nullptr);
 }
 
-TEST(Polynome, ShortRun) {
-  auto r = run_workload("polynome", {"--poly-degree", "4", "--batch-size", "64"}, 64 * 300);
-  EXPECT_GE(r.count, 64 * 300);
-  EXPECT_EQ(params(r), 5);  // Linear(4, 1)
+TEST(Polynome, CountsTheBatchSizePerStep) {
+  auto r = run_workload("polynome", {"--poly-degree", "4", "--batch-size", "64"}, 64 * 300 + 1);
+  EXPECT_EQ(r.count, 64 * 301);  // whole batches only: the step that crosses max-count counts 64
+  EXPECT_EQ(params(r), 5);       // Linear(4, 1)
+  EXPECT_EQ(r.extra["metrics"]["updates"], 301);
   expect_finite_loss(r);
 }
 
-TEST(SineWave, ShortRunFloat32) {
-  // One LBFGS step (20 evaluations over 999 time steps) on one series: ~15 s on 2 cores.
-  auto r = run_workload("sine_wave", {"--dtype", "float32", "--samples", "4"}, 1);
-  EXPECT_GE(r.count, 1);
+TEST(SineWave, CountsSamplesPerStepWithOneSgdUpdateEach) {
+  // The original counts --samples per step although 3 series are held out,
+  // and makes one forward/backward and one SGD update per step (not LBFGS).
+  auto r = run_workload("sine_wave", {"--dtype", "float32", "--samples", "4"}, 5);
+  EXPECT_EQ(r.count, 8);  // two steps of 4
+  EXPECT_EQ(r.extra["metrics"]["updates"], 2);
   // LSTMCell(1,51): 4*51*(1+51) + 2*4*51 = 11016; LSTMCell(51,51): 4*51*102 + 408 = 21216; Linear(51,1): 52
   EXPECT_EQ(params(r), 11016 + 21216 + 52);
   expect_finite_loss(r);
@@ -92,10 +95,15 @@ TEST(CartPoleEnv, SeededReset) {
   EXPECT_EQ(a.reset(), b.reset());
 }
 
-TEST(CartPole, ShortRun) {
-  auto r = run_workload("cart_pole", {"--gamma", "0.99", "--no-render", "--episode-length", "500"}, 300);
-  EXPECT_GE(r.count, 300);
-  EXPECT_EQ(params(r), 4 * 128 + 128 + 128 * 2 + 2);  // 898
+TEST(CartPole, CountsEpisodeLengthPerUpdateAndResetsAtV0Limit) {
+  // 2 iterations of exactly 500 environment steps, one update each; v0 ends
+  // an episode at 200 steps at the latest, so each 500 holds >= 2 ends.
+  auto r = run_workload("cart_pole", {"--gamma", "0.99", "--no-render", "--episode-length", "500"}, 501);
+  EXPECT_EQ(r.count, 1000);
+  EXPECT_EQ(r.extra["metrics"]["updates"], 2);
+  EXPECT_LE(r.extra["metrics"]["longest_episode"].get<int64_t>(), 200);
+  EXPECT_GE(r.extra["metrics"]["episodes_ended"].get<int64_t>(), 2 * 2);
+  EXPECT_EQ(params(r), 4 * 128 + 128 + 128 * 2 + 2);  // 898: no dropout layer either way
   expect_finite_loss(r);
 }
 
@@ -152,11 +160,11 @@ TEST(Mnist, BadMagicThrows) {
   EXPECT_THROW(read_mnist(d.str(), true), std::runtime_error);
 }
 
-TEST(Vae, ShortRun) {
+TEST(Vae, CountsRealBatchSizesIncludingTheShortLastBatch) {
   TempDir d("vae");
-  generate_mnist(d.str(), 0.002);  // 120 train images: the run spans epochs
-  auto r = run_workload("vae", {"--dataset", "milarun.datasets:mnist", "--batch-size", "32"}, 300, d.str());
-  EXPECT_GE(r.count, 300);
+  generate_mnist(d.str(), 0.002);  // 120 train images: batches of 32, 32, 32, 24 per epoch
+  auto r = run_workload("vae", {"--dataset", "milarun.datasets:mnist", "--batch-size", "32"}, 121, d.str());
+  EXPECT_EQ(r.count, 120 + 32);  // one epoch (its last batch counts 24), then one batch of the next
   EXPECT_EQ(params(r), 784 * 400 + 400 + 2 * (400 * 20 + 20) + 20 * 400 + 400 + 400 * 784 + 784);  // 652824
   expect_finite_loss(r);
   EXPECT_EQ(r.extra["dataset"]["synthetic"], true);
@@ -169,5 +177,29 @@ TEST(Vae, MissingDataTellsTheCommand) {
     FAIL() << "no error without data";
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("milarun dataset mnist"), std::string::npos) << e.what();
+  }
+}
+
+TEST(InitTorchDefaults, WorkloadsWithTheirOwnParserKeepTheOriginalsSeedAndWorkers) {
+  // rnn_translator.py parses --seed 100 / --workers 8 itself, minigrid.py
+  // --seed 1 (babyai) / --workers 8; the others use init_torch's 1234 / None.
+  struct Case {
+    const char* name;
+    int64_t seed;
+    int workers;
+  };
+  for (const Case& c : {Case{"translator", 100, 8}, Case{"minigrid", 1, 8}, Case{"polynome", 1234, 0}}) {
+    CLI::App app;
+    int64_t seed = 1234;
+    int workers = 0;
+    app.add_option("--seed", seed);
+    app.add_option("--workers", workers);
+    auto w = find_workload(c.name)->make();
+    w->add_options(app);
+    app.parse(std::vector<std::string>{});
+    EXPECT_EQ(seed, c.seed) << c.name;
+    EXPECT_EQ(workers, c.workers) << c.name;
+    app.parse(std::vector<std::string>{"7", "--seed"});  // reversed, as CLI11 takes a vector
+    EXPECT_EQ(seed, 7) << c.name;
   }
 }

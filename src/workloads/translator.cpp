@@ -11,13 +11,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
-
-#include <ATen/autocast_mode.h>
 
 #include "data/length_bucketing.hpp"
 #include "data/wmt16.hpp"
 #include "models/gnmt.hpp"
+#include "workloads/mixed_precision.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -37,20 +37,6 @@ nlohmann::json python_dict(const std::string& flag, std::string text) {
   if (!j.is_object()) throw std::invalid_argument(flag + ": expected a dict such as \"{'lr': 5e-4}\", got " + text);
   return j;
 }
-
-// Enables autocast for the scope of a run (restored on any exit).
-struct AutocastScope {
-  bool cuda, cpu;
-  AutocastScope(bool c, bool p) : cuda(c), cpu(p) {
-    if (cuda) at::autocast::set_enabled(true);
-    if (cpu) at::autocast::set_cpu_enabled(true);
-  }
-  ~AutocastScope() {
-    if (cuda) at::autocast::set_enabled(false);
-    if (cpu) at::autocast::set_cpu_enabled(false);
-    at::autocast::clear_cache();
-  }
-};
 
 struct Batch {
   torch::Tensor src, src_lengths, tgt;  // [Ts, B], [B] (CPU, descending), [Tt, B]
@@ -92,7 +78,9 @@ class TranslatorWorkload : public Workload {
     app.add_option("--dropout", model_.dropout, "dropout before LSTM layers")->capture_default_str();
     app.add_flag("--share-embedding,!--no-share-embedding", model_.share_embedding, "one embedding for both sides");
     app.add_option("--smoothing", smoothing_, "label smoothing (0 = cross-entropy)")->capture_default_str();
-    app.add_option("--math", math_, "fp32 or fp16 (fp16: CUDA autocast + loss scaling; bfloat16 on CPU)")
+    app.add_option(
+           "--math", math_,
+           "fp32 or fp16 (fp16: float16 model, float32 master weights, loss scaling on CUDA; bfloat16 autocast on CPU)")
         ->check(CLI::IsMember({"fp32", "fp16"}))
         ->capture_default_str();
     app.add_option("--optimization-config", opt_config_, "Python dict: optimizer (Adam|SGD) and lr")
@@ -102,10 +90,10 @@ class TranslatorWorkload : public Workload {
     app.add_option("--max-length-train", max_len_, "max ids per sentence, BOS/EOS included")->capture_default_str();
     app.add_option("--min-length-train", min_len_, "min ids per sentence")->capture_default_str();
     app.add_flag("--bucketing,!--no-bucketing", bucketing_, "length-bucketed batches");
-    for (const char* f : {"--target-bleu", "--eval-batch-size", "--max-length-val", "--min-length-val", "--beam-size",
-                          "--len-norm-factor", "--cov-penalty-factor", "--len-norm-const", "--results-dir", "--save",
-                          "--print-freq", "--start-epoch", "--resume", "--save-freq", "--keep-checkpoints", "--rank",
-                          "--world-size", "--dist-url"})
+    for (const char* f :
+         {"--target-bleu", "--eval-batch-size", "--max-length-val", "--min-length-val", "--beam-size",
+          "--len-norm-factor", "--cov-penalty-factor", "--len-norm-const", "--results-dir", "--save", "--print-freq",
+          "--start-epoch", "--resume", "--save-freq", "--keep-checkpoints", "--rank", "--world-size", "--dist-url"})
       app.add_option(f, ignored_, "accepted for compatibility; no effect (the timed loop only trains)");
     for (const char* f : {"--disable-eval", "--save-all", "--cudnn,!--no-cudnn"})
       app.add_flag(f, ignored_flag_, "accepted for compatibility; no effect");
@@ -140,8 +128,18 @@ class TranslatorWorkload : public Workload {
     model_.pad_classifier = half;
     GnmtModel model(model_);
     model->to(dev);
+    // --math fp16 on CUDA: the original's model.half() + Fp16Optimizer (float32
+    // masters, GNMT's dynamic loss scale, masters clipped); on CPU: bfloat16
+    // autocast over the forward pass and the loss, float32 parameters.
+    const bool fp16 = half && dev.is_cuda(), bf16 = half && !dev.is_cuda();
+    std::optional<Fp16MasterWeights> masters;
+    if (fp16) {
+      model->to(torch::kFloat16);
+      masters.emplace(model->parameters(), LossScalePolicy::gnmt_dynamic());
+    }
     s.set_model(*model);
-    auto params = model->parameters();
+    s.set_metric("precision", fp16 ? "float16" : bf16 ? "bfloat16" : "float32");
+    auto params = fp16 ? masters->master_params() : model->parameters();
     std::unique_ptr<torch::optim::Optimizer> opt;
     if (optimizer_ == "Adam")
       opt = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(lr_));
@@ -150,31 +148,34 @@ class TranslatorWorkload : public Workload {
     else
       throw std::invalid_argument("--optimization-config: optimizer must be Adam or SGD, got " + optimizer_);
 
-    // fp16: autocast (fp16 on CUDA with dynamic loss scaling, bfloat16 on CPU).
-    const bool cuda_half = half && dev.is_cuda();
-    AutocastScope autocast(cuda_half, half && !dev.is_cuda());
-    double loss_scale = cuda_half ? 65536.0 : 1.0;
-    int64_t clean_steps = 0;
-
     // One step: forward, loss (sum over tokens) / B, backward, clip, update.
     // Returns the loss per target token (not synchronised).
     auto train_step = [&](const Batch& b, bool update) {
       auto src = b.src.to(dev), tgt = b.tgt.to(dev);
       const int64_t B = src.size(1);
-      auto logits = model->forward(src, b.src_lengths, tgt.slice(0, 0, -1));
-      auto labels = tgt.slice(0, 1).reshape({-1});
-      auto loss = label_smoothed_loss(logits.reshape({-1, logits.size(2)}), labels, kPad, smoothing_);
-      (loss * (loss_scale / double(B))).backward();
-      if (update) {
-        if (loss_scale != 1.0)
-          for (auto& p : params)
-            if (p.grad().defined()) p.grad().div_(loss_scale);
-        double norm = torch::nn::utils::clip_grad_norm_(params, grad_clip_);
-        if (cuda_half && !std::isfinite(norm)) {
-          loss_scale /= 2, clean_steps = 0;  // overflow: skip this update
-        } else {
+      torch::Tensor loss;
+      {
+        AutocastScope autocast(torch::kCPU, torch::kBFloat16, bf16);
+        auto logits = model->forward(src, b.src_lengths, tgt.slice(0, 0, -1));
+        auto labels = tgt.slice(0, 1).reshape({-1});
+        loss = label_smoothed_loss(logits.reshape({-1, logits.size(2)}), labels, kPad, smoothing_);
+      }
+      if (fp16) {
+        masters->backward(loss / double(B));
+        // An overflow (one read) skips the update and halves the scale.
+        if (update && masters->unscale()) {
+          clip_grad_norm(params, grad_clip_);
           opt->step();
-          if (cuda_half && ++clean_steps % 2000 == 0) loss_scale *= 2;
+          masters->copy_to_model();
+        }
+        s.set_metric("loss_scale", masters->loss_scale().scale());
+        s.set_metric("skipped_steps", masters->loss_scale().skipped_steps());
+      } else {
+        (loss / double(B)).backward();
+        if (update) {
+          // Fp32Optimizer: torch 1.5's clip_grad_norm_ reads the norm back once.
+          clip_grad_norm(params, grad_clip_).item<double>();
+          opt->step();
         }
       }
       opt->zero_grad();

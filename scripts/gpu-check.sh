@@ -72,7 +72,9 @@ targets=(${GPU_CHECK_TARGETS:-milarun milarun-torch workload_tests})
 build=$work/build
 gen=()
 command -v ninja >/dev/null && gen=(-G Ninja)
-pc=$(command -v pkg-config || echo "$prefix/usr/bin/pkgconf")
+# The machine's pkg-config, else Debian's pkgconf from the prefix (always with GPU_CHECK_PKG_CONFIG=bundled).
+pc=$(command -v pkg-config || true)
+[ -z "$pc" ] || [ "${GPU_CHECK_PKG_CONFIG:-}" = bundled ] && pc=$prefix/usr/bin/pkgconf
 export PKG_CONFIG_LIBDIR=$prefix/usr/lib/x86_64-linux-gnu/pkgconfig:$prefix/usr/share/pkgconfig
 export PKG_CONFIG_SYSROOT_DIR=$prefix
 libs=$prefix/usr/lib/x86_64-linux-gnu:$prefix/lib/x86_64-linux-gnu

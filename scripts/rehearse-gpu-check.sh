@@ -26,7 +26,7 @@ fi
 hide="/usr/lib/x86_64-linux-gnu/cmake /usr/lib/cmake /usr/share/cmake /usr/lib/x86_64-linux-gnu/pkgconfig"
 hide="$hide /usr/share/pkgconfig /usr/lib/pkgconfig"
 export GPU_CHECK_TORCH_DEB_ROOT=$PWD/.deps/torch2.6 OUT=${OUT:-$PWD/build-rehearsal}
-export GPU_CHECK_WORK=${GPU_CHECK_WORK:-/tmp/gpu-check-rehearsal}
+export GPU_CHECK_WORK=${GPU_CHECK_WORK:-/tmp/gpu-check-rehearsal} GPU_CHECK_PKG_CONFIG=bundled
 unshare -m bash -c "
   set -e
   mount --bind '$bare/usr/include' /usr/include

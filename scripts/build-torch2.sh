@@ -13,11 +13,12 @@
 # not touched) and unpacked with dpkg -x into .deps/torch2.6 (ignored by git).
 # TORCH2_LINK=0: headers only (no 480 MB runtime package); then only the
 # milabench_workloads library is built (every torch-facing file but the CLI's
-# and the tests').
+# and the tests'). TORCH2_FETCH_ONLY=1: stop after the fetch. TORCH2_DEPS: the
+# folder for the apt state and the unpacked packages (default .deps).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
-deps=$PWD/.deps
+deps=$(realpath -m "${TORCH2_DEPS:-.deps}")
 apt_dir=$deps/apt-trixie
 root=$deps/torch2.6
 build=${TORCH2_BUILD_DIR:-build-torch2}
@@ -59,6 +60,10 @@ if [ "$(cat "$root/.packages" 2>/dev/null)" != "$want" ]; then
   echo "$want" >"$root/.packages"
 fi
 fetched=$(date +%s)
+if [ "${TORCH2_FETCH_ONLY:-0}" = 1 ]; then
+  echo "build-torch2: fetched ${want}into $root in $((fetched - start)) s"
+  exit 0
+fi
 
 # -Werror=deprecated-declarations: no deprecated libtorch call may remain.
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMILABENCH_TORCH_DEB_ROOT="$root" \

@@ -1,17 +1,18 @@
 // convnet: the original's milarun.models.convnet:conv_simple — a torchvision
 // ResNet (--arch, default resnet18) trained on fake_imagenet with
 // CrossEntropy and plain SGD (lr only, as the original; --momentum and
-// --weight-decay default to 0). Counts images. --half: float16 with float32
-// master weights and dynamic loss scaling on CUDA (the original used apex),
-// bfloat16 autocast on CPU. convnet_fp16 is this workload with --half.
+// --weight-decay default to 0). Counts images. --half (convnet_fp16): on CUDA
+// the original's ModelAdapter/OptimizerAdapter over apex — float16 model with
+// float32 BatchNorm, float32 master weights, dynamic loss scaling
+// (workloads/mixed_precision.hpp); on CPU bfloat16 autocast.
 #include <torch/torch.h>
 
 #include <optional>
 #include <stdexcept>
 
 #include "models/resnet.hpp"
-#include "workloads/fp16_optimizer.hpp"
 #include "workloads/image_input.hpp"
+#include "workloads/mixed_precision.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -38,8 +39,8 @@ class ConvnetWorkload : public Workload {
     ResNet model(arch_, kClasses);  // throws on an unknown --arch before any data is read
     ImageInput input(s, input_);
     if (input.classes() > kClasses)
-      throw std::runtime_error("convnet: the dataset has " + std::to_string(input.classes()) +
-                               " classes, the model " + std::to_string(kClasses));
+      throw std::runtime_error("convnet: the dataset has " + std::to_string(input.classes()) + " classes, the model " +
+                               std::to_string(kClasses));
     if (dev.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);  // as the original
     model->to(dev);
     s.set_model(*model);
@@ -49,7 +50,7 @@ class ConvnetWorkload : public Workload {
     std::optional<Fp16MasterWeights> masters;
     if (fp16) {
       model_to_half_keep_batchnorm(*model);
-      masters.emplace(model->parameters());
+      masters.emplace(model->parameters(), LossScalePolicy::apex_dynamic());
     }
     auto sgd = torch::optim::SGDOptions(lr_).momentum(momentum_).weight_decay(weight_decay_);
     torch::optim::SGD opt(fp16 ? masters->master_params() : model->parameters(), sgd);
@@ -60,14 +61,12 @@ class ConvnetWorkload : public Workload {
       if (fp16) images = images.to(torch::kFloat16);
       torch::Tensor loss;
       {
-        std::optional<AutocastCpuScope> autocast;
-        if (bf16) autocast.emplace();
+        AutocastScope autocast(torch::kCPU, torch::kBFloat16, bf16);
         loss = torch::cross_entropy_loss(model->forward(images), labels);
       }
       if (fp16) {
-        masters->zero_model_grads();
         masters->backward(loss);
-        if (masters->unscale_and_check()) {
+        if (masters->unscale()) {  // one read: the overflow check
           opt.step();
           masters->copy_to_model();
         }

@@ -15,11 +15,13 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "compat/torch_compat.hpp"
+
 namespace milabench {
 
 struct DataParallelGroup::Impl {
   c10::intrusive_ptr<c10d::Store> store;
-  c10::intrusive_ptr<c10d::ProcessGroup> group;
+  c10::intrusive_ptr<compat::CollectiveBackend> group;  // ProcessGroupGloo or ProcessGroupNCCL
 };
 
 namespace {
@@ -41,17 +43,17 @@ std::string default_backend(const torch::Device& device, const std::string& requ
 }
 
 DataParallelGroup::DataParallelGroup(const Rendezvous& where, const std::string& backend,
-                                     std::chrono::milliseconds timeout)
+                                     std::chrono::milliseconds timeout, bool group_when_alone)
     : where_(where), backend_(backend), impl_(std::make_unique<Impl>()) {
   if (backend != "gloo" && backend != "nccl")
     throw std::runtime_error(fmt::format("--dist-backend {}: unknown backend; use gloo (CPU) or nccl (CUDA)", backend));
 #ifndef USE_C10D_NCCL
-  if (backend == "nccl" && where.world_size > 1)
+  if (backend == "nccl" && (where.world_size > 1 || group_when_alone))
     throw std::runtime_error(
         "--dist-backend nccl: this build has no NCCL (rebuild against a CUDA libtorch with "
         "-DUSE_C10D_NCCL) — use --dist-backend gloo");
 #endif
-  if (where.world_size == 1) return;
+  if (where.world_size == 1 && !group_when_alone) return;
   const std::string at = fmt::format("{}:{}", where.master_addr, where.master_port);
   try {
     c10d::TCPStoreOptions so;

@@ -20,13 +20,14 @@ namespace milabench {
 
 class DataParallelGroup {
  public:
-  // world_size 1: no store, no process group; every call is local. Otherwise
-  // connects (rank 0 listens on master_addr:master_port) and waits up to
-  // `timeout` for the others. backend: "gloo" or "nccl" (nccl needs a libtorch
-  // with CUDA and this file built with USE_C10D_NCCL). Throws
-  // std::runtime_error with one line naming the backend or the address when
-  // it cannot.
-  DataParallelGroup(const Rendezvous& where, const std::string& backend, std::chrono::milliseconds timeout);
+  // world_size 1: no store, no process group; every call is local, unless
+  // `group_when_alone` (the original's --distributed-dataparallel with one
+  // rank still formed a process group and all-reduced). Otherwise connects (rank 0 listens on master_addr:master_port)
+  // and waits up to `timeout` for the others. backend: "gloo" or "nccl" (nccl needs a libtorch with CUDA and this file
+  // built with USE_C10D_NCCL). Throws std::runtime_error with one line naming the backend or the address when it
+  // cannot.
+  DataParallelGroup(const Rendezvous& where, const std::string& backend, std::chrono::milliseconds timeout,
+                    bool group_when_alone = false);
   ~DataParallelGroup();
   DataParallelGroup(const DataParallelGroup&) = delete;
   DataParallelGroup& operator=(const DataParallelGroup&) = delete;

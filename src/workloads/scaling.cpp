@@ -8,7 +8,6 @@
 // the group's result with train_0, train_1, ... (the original's sub-job
 // merge); the other ranks' results are marked "subjob".
 #include <fmt/format.h>
-#include <ATen/autocast_mode.h>
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
@@ -18,7 +17,7 @@
 #include "launch/rendezvous.hpp"
 #include "models/alexnet.hpp"
 #include "workloads/data_parallel.hpp"
-#include "workloads/fp16_optimizer.hpp"
+#include "workloads/mixed_precision.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -62,7 +61,8 @@ class ScalingWorkload : public Workload {
     app.add_option("--batch-size", batch_size_, "images per step on each rank")->capture_default_str();
     app.add_option("--fp16", fp16_, "1: float16 autocast on CUDA, bfloat16 autocast on CPU")->capture_default_str();
     app.add_flag("--dataparallel", dataparallel_, "the original's single-process DataParallel (not supported)");
-    app.add_flag("--distributed-dataparallel", ddp_, "accepted: ranks always train data-parallel");
+    app.add_flag("--distributed-dataparallel", ddp_,
+                 "ranks always train data-parallel; with this flag a single rank still forms a process group");
     app.add_option("--device-ids", device_ids_, "CUDA device of this rank (first id)");
     app.add_option("--rank", flags_.rank, "rank (default: RANK or SLURM_PROCID)");
     app.add_option("--world-size", flags_.world_size, "ranks (default: WORLD_SIZE or SLURM_NTASKS, else 1)");
@@ -90,7 +90,8 @@ class ScalingWorkload : public Workload {
       dev = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(count > 1 ? index % count : 0));
     }
     const std::string backend = default_backend(dev, backend_);
-    DataParallelGroup group(where, backend, std::chrono::milliseconds(static_cast<int64_t>(timeout_s_ * 1000)));
+    DataParallelGroup group(where, backend, std::chrono::milliseconds(static_cast<int64_t>(timeout_s_ * 1000)),
+                            /*group_when_alone=*/ddp_);
 
     AlexNet model;
     model->to(dev);
@@ -108,12 +109,8 @@ class ScalingWorkload : public Workload {
       group.zero_grad();
       torch::Tensor loss;
       {
-        std::optional<AutocastCpuScope> cpu_autocast;
-        if (autocast && !dev.is_cuda()) cpu_autocast.emplace();
-        const bool cuda_autocast = autocast && dev.is_cuda();  // float16 (CUDA autocast's default type)
-        if (cuda_autocast) at::autocast::set_enabled(true);
+        AutocastScope scope(dev.type(), dev.is_cuda() ? torch::kFloat16 : torch::kBFloat16, autocast);
         loss = torch::cross_entropy_loss(model->forward(images), targets);
-        if (cuda_autocast) at::autocast::set_enabled(false), at::autocast::clear_cache();
       }
       loss.backward();
       if (group.average_gradients(stop)) break;  // some rank is done: all leave on this step

@@ -7,17 +7,18 @@
 // evaluation, checkpoints or multi-process training (--target-bleu, --beam-size,
 // --save-freq, --rank ...) are accepted and have no effect here, as in the
 // original's timed loop, which only trains.
-#include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 #include "data/length_bucketing.hpp"
 #include "data/wmt16.hpp"
 #include "models/gnmt.hpp"
 #include "workloads/init_torch_defaults.hpp"
+#include "workloads/mixed_precision.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -37,20 +38,6 @@ nlohmann::json python_dict(const std::string& flag, std::string text) {
   if (!j.is_object()) throw std::invalid_argument(flag + ": expected a dict such as \"{'lr': 5e-4}\", got " + text);
   return j;
 }
-
-// Enables autocast for the scope of a run (restored on any exit).
-struct AutocastScope {
-  bool cuda, cpu;
-  AutocastScope(bool c, bool p) : cuda(c), cpu(p) {
-    if (cuda) at::autocast::set_enabled(true);
-    if (cpu) at::autocast::set_cpu_enabled(true);
-  }
-  ~AutocastScope() {
-    if (cuda) at::autocast::set_enabled(false);
-    if (cpu) at::autocast::set_cpu_enabled(false);
-    at::autocast::clear_cache();
-  }
-};
 
 struct Batch {
   torch::Tensor src, src_lengths, tgt;  // [Ts, B], [B] (CPU, descending), [Tt, B]
@@ -92,7 +79,9 @@ class TranslatorWorkload : public Workload {
     app.add_option("--dropout", model_.dropout, "dropout before LSTM layers")->capture_default_str();
     app.add_flag("--share-embedding,!--no-share-embedding", model_.share_embedding, "one embedding for both sides");
     app.add_option("--smoothing", smoothing_, "label smoothing (0 = cross-entropy)")->capture_default_str();
-    app.add_option("--math", math_, "fp32 or fp16 (fp16: CUDA autocast + loss scaling; bfloat16 on CPU)")
+    app.add_option(
+           "--math", math_,
+           "fp32 or fp16 (fp16: float16 model, float32 master weights, loss scaling on CUDA; bfloat16 autocast on CPU)")
         ->check(CLI::IsMember({"fp32", "fp16"}))
         ->capture_default_str();
     app.add_option("--optimization-config", opt_config_, "Python dict: optimizer (Adam|SGD) and lr")
@@ -140,8 +129,18 @@ class TranslatorWorkload : public Workload {
     model_.pad_classifier = half;
     GnmtModel model(model_);
     model->to(dev);
+    // --math fp16 on CUDA: the original's model.half() + Fp16Optimizer (float32
+    // masters, GNMT's dynamic loss scale, masters clipped); on CPU: bfloat16
+    // autocast over the forward pass and the loss, float32 parameters.
+    const bool fp16 = half && dev.is_cuda(), bf16 = half && !dev.is_cuda();
+    std::optional<Fp16MasterWeights> masters;
+    if (fp16) {
+      model->to(torch::kFloat16);
+      masters.emplace(model->parameters(), LossScalePolicy::gnmt_dynamic());
+    }
     s.set_model(*model);
-    auto params = model->parameters();
+    s.set_metric("precision", fp16 ? "float16" : bf16 ? "bfloat16" : "float32");
+    auto params = fp16 ? masters->master_params() : model->parameters();
     std::unique_ptr<torch::optim::Optimizer> opt;
     if (optimizer_ == "Adam")
       opt = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(lr_));
@@ -150,36 +149,36 @@ class TranslatorWorkload : public Workload {
     else
       throw std::invalid_argument("--optimization-config: optimizer must be Adam or SGD, got " + optimizer_);
 
-    // fp16: autocast (fp16 on CUDA with dynamic loss scaling, bfloat16 on CPU).
-    const bool cuda_half = half && dev.is_cuda();
-    AutocastScope autocast(cuda_half, half && !dev.is_cuda());
-    double loss_scale = cuda_half ? 65536.0 : 1.0;
-    int64_t clean_steps = 0;
-
     // One step as the original's iterate(): forward, loss (sum over tokens)
     // read back at once (loss_per_batch = loss.item()), / B, backward, clip,
-    // update. Returns the loss per target token.
+    // update. Returns the loss per target token, a host scalar.
     auto train_step = [&](const Batch& b, bool update) {
       auto src = b.src.to(dev), tgt = b.tgt.to(dev);
       const int64_t B = src.size(1);
-      auto logits = model->forward(src, b.src_lengths, tgt.slice(0, 0, -1));
-      auto labels = tgt.slice(0, 1).reshape({-1});
-      auto loss = label_smoothed_loss(logits.reshape({-1, logits.size(2)}), labels, kPad, smoothing_);
+      torch::Tensor loss;
+      {
+        AutocastScope autocast(torch::kCPU, torch::kBFloat16, bf16);
+        auto logits = model->forward(src, b.src_lengths, tgt.slice(0, 0, -1));
+        auto labels = tgt.slice(0, 1).reshape({-1});
+        loss = label_smoothed_loss(logits.reshape({-1, logits.size(2)}), labels, kPad, smoothing_);
+      }
       const double loss_per_batch = loss.item<double>();
-      (loss * (loss_scale / double(B))).backward();
-      if (update) {
-        if (loss_scale != 1.0)
-          for (auto& p : params)
-            if (p.grad().defined()) p.grad().div_(loss_scale);
-        double norm = torch::nn::utils::clip_grad_norm_(params, grad_clip_);
-        if (cuda_half && !std::isfinite(norm)) {
-          loss_scale /= 2, clean_steps = 0;  // overflow: skip this update
-        } else {
+      if (fp16) {
+        masters->backward(loss / double(B));
+        // An overflow (one read) skips the update and halves the scale.
+        if (update && masters->unscale()) {
+          clip_grad_norm(params, grad_clip_);
           opt->step();
-          if (cuda_half && ++clean_steps % 2000 == 0) loss_scale *= 2;
+          masters->copy_to_model();
         }
-      } else if (loss_scale == 1.0) {
-        torch::nn::utils::clip_grad_norm_(params, grad_clip_);  // Fp32Optimizer clips before `if update`
+        s.set_metric("loss_scale", masters->loss_scale().scale());
+        s.set_metric("skipped_steps", masters->loss_scale().skipped_steps());
+      } else {
+        (loss / double(B)).backward();
+        // Fp32Optimizer clips before `if update`; torch 1.5's clip_grad_norm_
+        // reads the norm back once.
+        clip_grad_norm(params, grad_clip_).item<double>();
+        if (update) opt->step();
       }
       opt->zero_grad();
       return torch::scalar_tensor(loss_per_batch / double(std::max<int64_t>(1, b.tgt_tokens)), torch::kDouble);

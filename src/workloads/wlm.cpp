@@ -3,90 +3,35 @@
 // Training as the example's train(): batchify the train split into --batch-size
 // columns, walk it in --bptt chunks, hidden state carried over and detached
 // between chunks (reset each epoch), cross-entropy, gradients clipped to
-// --clip (torch's clip_grad_norm_, which reads the norm back), plain SGD step
-// p -= lr * grad, the loss read back every step (the original's loss.item()).
-// Between epochs, outside the timed blocks as the original: evaluation on the
-// valid split (batches of 10) and lr /= 4 when it did not improve.
+// --clip (torch 1.5's clip_grad_norm_, which reads the clip coefficient back),
+// plain SGD step p -= lr * grad, the loss read back every step (the original's
+// loss.item()). Between epochs, outside the timed blocks as the original:
+// evaluation on the valid split (batches of 10) and lr /= 4 when it did not
+// improve.
 // Count unit: sequences, i.e. --batch-size per step, the short last chunk of
 // an epoch included (the original's chrono(count=batch_size); see
 // docs/workloads.md).
-// Half precision (wlmfp16): on CUDA, fp16 autocast with dynamic loss scaling
-// (as torch.cuda.amp's GradScaler: init 2^16, x2 every 2000 clean steps,
-// /2 and skip on inf/NaN); on CPU, bfloat16 autocast (no scaling needed).
-#include <ATen/autocast_mode.h>
+// Half precision (wlmfp16, the original's main_fp16): the vocabulary is
+// padded to a multiple of 8 on every device. On CUDA the whole model is
+// float16 and apex's FP16_Optimizer is reproduced: static loss scale 128,
+// float32 master weights, master gradients clipped, SGD on the masters
+// (workloads/mixed_precision.hpp). On CPU: bfloat16 autocast, no scaling.
 #include <torch/torch.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include "data/wikitext2.hpp"
 #include "models/rnn_model.hpp"
+#include "workloads/mixed_precision.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {
 namespace {
 
-// Autocast on for one forward pass (the Python context manager's semantics:
-// the weight-cast cache is cleared when the outermost scope closes).
-class AutocastScope {
- public:
-  AutocastScope(bool on, bool cuda) : on_(on), cuda_(cuda) {
-    if (!on_) return;
-    if (cuda_) {
-      prev_ = at::autocast::is_enabled();
-      at::autocast::set_autocast_gpu_dtype(at::kHalf);
-      at::autocast::set_enabled(true);
-    } else {
-      prev_ = at::autocast::is_cpu_enabled();
-      at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-      at::autocast::set_cpu_enabled(true);
-    }
-    at::autocast::increment_nesting();
-  }
-  ~AutocastScope() {
-    if (!on_) return;
-    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    if (cuda_)
-      at::autocast::set_enabled(prev_);
-    else
-      at::autocast::set_cpu_enabled(prev_);
-  }
-
- private:
-  bool on_, cuda_, prev_ = false;
-};
-
-// Dynamic loss scaling on the device (GradScaler's kernels and defaults).
-class LossScaler {
- public:
-  explicit LossScaler(const torch::Device& d)
-      : scale_(torch::full({1}, 65536.0, torch::TensorOptions().device(d).dtype(torch::kFloat))),
-        growth_(torch::zeros({1}, torch::TensorOptions().device(d).dtype(torch::kInt))) {}
-  torch::Tensor scale(const torch::Tensor& loss) const { return loss * scale_; }
-  // Unscales the gradients in place; returns a device flag, nonzero on inf/NaN.
-  torch::Tensor unscale(const std::vector<torch::Tensor>& grads) {
-    auto found_inf = torch::zeros({1}, scale_.options());
-    at::_amp_foreach_non_finite_check_and_unscale_(grads, found_inf,
-                                                   scale_.to(torch::kDouble).reciprocal().to(torch::kFloat));
-    return found_inf;
-  }
-  void update(const torch::Tensor& found_inf) { at::_amp_update_scale_(scale_, growth_, found_inf, 2.0, 0.5, 2000); }
-
- private:
-  torch::Tensor scale_, growth_;
-};
-
-// torch.nn.utils.clip_grad_norm_ (2-norm) without reading the norm back
-// (the fp16 path's; fp32 uses torch's, which reads it as the original's did).
-void clip_grad_norm_on_device(const std::vector<torch::Tensor>& params, double max_norm) {
-  std::vector<torch::Tensor> norms;
-  for (const auto& p : params)
-    if (p.grad().defined()) norms.push_back(p.grad().detach().norm(2));
-  if (norms.empty()) return;
-  auto coef = (max_norm / (torch::stack(norms).norm(2) + 1e-6)).clamp_max(1.0);
-  for (const auto& p : params)
-    if (p.grad().defined()) p.grad().detach().mul_(coef);
-}
+// main_fp16's FP16_Optimizer(static_loss_scale=128, dynamic_loss_scale=False).
+constexpr double kWlmFp16LossScale = 128.0;
 
 class Wlm : public Workload {
  public:
@@ -122,22 +67,28 @@ class Wlm : public Workload {
                                " tokens, fewer than 2 x --batch-size; generate more data");
     auto train = batchify(corpus.train, batch_, s.device());
 
-    o_.ntoken = corpus.dictionary.size();
+    // main_fp16 loads the corpus with pad_to_multiple_of=8 (on any device).
+    o_.ntoken = half_ ? (corpus.dictionary.size() + 7) / 8 * 8 : corpus.dictionary.size();
     RNNModel model(o_);
     model->to(s.device());
+    const bool fp16 = half_ && cuda, bf16 = half_ && !cuda;
+    if (fp16) model->to(torch::kFloat16);  // model.type(torch.cuda.HalfTensor)
     s.set_model(*model);
     s.set_metric("vocabulary", o_.ntoken);
-    s.set_metric("precision", !half_ ? "float32" : cuda ? "float16" : "bfloat16");
-    auto params = model->parameters();
-    std::unique_ptr<LossScaler> scaler;
-    if (half_ && cuda) scaler = std::make_unique<LossScaler>(s.device());
-    model->train();
-
+    s.set_metric("precision", !half_ ? "float32" : fp16 ? "float16" : "bfloat16");
+    std::optional<Fp16MasterWeights> masters;
+    if (fp16) {
+      masters.emplace(model->parameters(), LossScalePolicy::fixed(kWlmFp16LossScale));
+      s.set_metric("loss_scale", kWlmFp16LossScale);
+    }
+    // The SGD step p -= lr * grad runs on the float32 masters when there are.
+    const std::vector<torch::Tensor> params = fp16 ? masters->master_params() : model->parameters();
+    const auto state = torch::TensorOptions().device(s.device()).dtype(fp16 ? torch::kFloat16 : torch::kFloat32);
     const auto valid = batchify(corpus.valid, kEvalBatch, s.device());
     double best_val_loss = 0;
     for (int64_t epoch = 0; epoch < epochs_; ++epoch) {
       model->train();
-      auto hidden = model->init_hidden(batch_, torch::TensorOptions().device(s.device()));
+      auto hidden = model->init_hidden(batch_, state);
       for (int64_t i = 0; i + 1 < nbatch; i += bptt_) {
         const int64_t len = std::min(bptt_, nbatch - 1 - i);
         auto data = train.slice(0, i, i + len);
@@ -147,36 +98,33 @@ class Wlm : public Workload {
         model->zero_grad();
         torch::Tensor loss;
         {
-          AutocastScope autocast(half_, cuda);
+          AutocastScope autocast(torch::kCPU, torch::kBFloat16, bf16);
           auto [output, next] = model->forward(data, hidden);
           hidden = std::move(next);
-          loss = torch::cross_entropy_loss(output.view({-1, o_.ntoken}).to(torch::kFloat), target);
+          auto logits = output.view({-1, o_.ntoken});
+          // float16 logits give a float16 loss, as the original's criterion.
+          loss = torch::cross_entropy_loss(bf16 ? logits.to(torch::kFloat) : logits, target);
         }
-        torch::Tensor found_inf;
-        if (scaler) {
-          scaler->scale(loss).backward();
-          std::vector<torch::Tensor> grads;
-          for (auto& p : params)
-            if (p.grad().defined()) grads.push_back(p.grad());
-          found_inf = scaler->unscale(grads);
+        if (fp16) {
+          masters->backward(loss);
+          masters->unscale();  // static scale: always applied, nothing read back
         } else {
           loss.backward();
         }
-        if (scaler)
-          clip_grad_norm_on_device(params, clip_);
-        else
-          torch::nn::utils::clip_grad_norm_(params, clip_);
-        if (!found_inf.defined() || found_inf.item<float>() == 0) {
+        // torch 1.5's clip_grad_norm_ (and apex's clip_master_grads) read the
+        // clip coefficient back once per step; so does this.
+        clip_grad_norm(params, clip_).item<double>();
+        {
           torch::NoGradGuard ng;
-          for (auto& p : params)
+          for (const auto& p : params)
             if (p.grad().defined()) p.add_(p.grad(), -lr_);
         }
-        if (scaler) scaler->update(found_inf);
+        if (fp16) masters->copy_to_model();
         loss.item<double>();  // it.log(loss=loss.item()); total_loss += loss.item(): read every step
         if (!s.step(batch_, loss)) return;
       }
       // Untimed, as the original's evaluate(val_data) between epochs.
-      const double val_loss = evaluate(model, valid);
+      const double val_loss = evaluate(model, valid, state, bf16);
       s.set_metric("val_loss", val_loss);
       if (epoch == 0 || val_loss < best_val_loss)
         best_val_loss = val_loss;
@@ -201,10 +149,11 @@ class Wlm : public Workload {
 
   // The original's evaluate(): mean loss per token over `data` (eval mode, no
   // grad, one loss read per chunk).
-  double evaluate(RNNModel& model, const torch::Tensor& data) {
+  double evaluate(RNNModel& model, const torch::Tensor& data, const torch::TensorOptions& state, bool bf16) {
     torch::NoGradGuard ng;
     model->eval();
-    auto hidden = model->init_hidden(kEvalBatch, torch::TensorOptions().device(data.device()));
+    auto hidden = model->init_hidden(kEvalBatch, state);
+    AutocastScope autocast(torch::kCPU, torch::kBFloat16, bf16);
     double total = 0;
     const int64_t n = data.size(0);
     for (int64_t i = 0; i + 1 < n; i += bptt_) {

@@ -1,7 +1,6 @@
 // Vision input pipeline, ResNet family and the loader/convnet workloads.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,7 +11,6 @@
 #include <random>
 #include <set>
 
-#include "test_support.hpp"
 #include "data/dataset.hpp"
 #include "data/fake_imagenet.hpp"
 #include "data/image_datasets.hpp"
@@ -21,7 +19,7 @@
 #include "data/manifest.hpp"
 #include "measure/rate_meter.hpp"
 #include "models/resnet.hpp"
-#include "workloads/fp16_optimizer.hpp"
+#include "test_support.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -280,13 +278,13 @@ TEST(JpegCodec, RegionDecodeRejectsTruncatedAndCorruptStreamsAndRecovers) {
   // Cut after most of the data: the top-left region's rows are intact, the
   // missing end-of-image marker still marks the file as truncated.
   const std::string cut = good.substr(0, good.size() - 10);
-  EXPECT_FALSE(codec.decode_region(reinterpret_cast<const uint8_t*>(cut.data()), cut.size(), {1, 1}, {0, 0, 8, 8},
-                                   &img, &err));
+  EXPECT_FALSE(
+      codec.decode_region(reinterpret_cast<const uint8_t*>(cut.data()), cut.size(), {1, 1}, {0, 0, 8, 8}, &img, &err));
   EXPECT_NE(err.find("truncated"), std::string::npos) << err;
   err.clear();
   const std::string half = good.substr(0, good.size() / 2);  // rows themselves missing
-  EXPECT_FALSE(codec.decode_region(reinterpret_cast<const uint8_t*>(half.data()), half.size(), {1, 1},
-                                   {0, 0, 64, 48}, &img, &err));
+  EXPECT_FALSE(codec.decode_region(reinterpret_cast<const uint8_t*>(half.data()), half.size(), {1, 1}, {0, 0, 64, 48},
+                                   &img, &err));
   EXPECT_FALSE(err.empty());
   const std::string garbage = "this is not a jpeg";
   EXPECT_FALSE(codec.decode_region(reinterpret_cast<const uint8_t*>(garbage.data()), garbage.size(), {1, 1},
@@ -353,8 +351,8 @@ TEST(ImageLoader, RecyclesDroppedBatchesAndNeverOverwritesAKeptOne) {
   const torch::Tensor kept_copy = kept.images.clone();
   std::set<void*> buffers;
   for (int i = 0; i < 12; ++i) buffers.insert(loader.next().images.data_ptr());  // each dropped at once
-  EXPECT_LE(buffers.size(), size_t(o.prefetch_batches + 2));  // reused, not 12 fresh allocations
-  EXPECT_EQ(buffers.count(kept.images.data_ptr()), 0u);       // the kept batch is never refilled
+  EXPECT_LE(buffers.size(), size_t(o.prefetch_batches + 2));                     // reused, not 12 fresh allocations
+  EXPECT_EQ(buffers.count(kept.images.data_ptr()), 0u);                          // the kept batch is never refilled
   EXPECT_TRUE(torch::equal(kept.images, kept_copy));
 }
 
@@ -447,37 +445,6 @@ TEST(ResNet, UsesTorchvisionLayerNamesAndShapes) {
   EXPECT_EQ(small->forward(torch::randn({2, 3, 64, 64})).sizes(), (std::vector<int64_t>{2, 10}));
 }
 
-// ---- half precision --------------------------------------------------------
-
-TEST(DynamicLossScale, BacksOffOnOverflowAndGrowsAfterAWindow) {
-  DynamicLossScale s(1024, 2, 3);
-  EXPECT_FALSE(s.update(true));
-  EXPECT_EQ(s.scale(), 512);
-  EXPECT_TRUE(s.update(false));
-  EXPECT_TRUE(s.update(false));
-  EXPECT_EQ(s.scale(), 512);
-  EXPECT_TRUE(s.update(false));
-  EXPECT_EQ(s.scale(), 1024);
-  EXPECT_EQ(s.skipped_steps(), 1);
-  DynamicLossScale low(1, 2, 10);
-  low.update(true);
-  EXPECT_EQ(low.scale(), 1);  // never below 1
-}
-
-TEST(Fp16MasterWeights, SkipsTheStepOnInfAndUnscalesOtherwise) {
-  auto p = torch::ones({3}, torch::requires_grad());
-  Fp16MasterWeights m({p});
-  const double scale = m.loss_scale().scale();
-  (p * 2).sum().mul(scale).backward();  // as backward() would, without its scale
-  EXPECT_TRUE(m.unscale_and_check());
-  EXPECT_TRUE(torch::allclose(m.master_params()[0].grad(), torch::full({3}, 2.0f)));
-  m.zero_model_grads();
-  p.mutable_grad() = torch::tensor({1.0f, INFINITY, 0.0f});
-  EXPECT_FALSE(m.unscale_and_check());
-  EXPECT_EQ(m.loss_scale().scale(), scale / 2);
-  EXPECT_EQ(m.loss_scale().skipped_steps(), 1);
-}
-
 // ---- workloads -------------------------------------------------------------
 
 TEST(VisionWorkloads, RegisteredUnderTheOriginalExperimentNames) {
@@ -491,10 +458,10 @@ TEST(VisionWorkloads, RegisteredUnderTheOriginalExperimentNames) {
 }
 
 TEST(VisionWorkloads, LoaderCountsImagesDeliveredToTheDevice) {
-  auto r = run_workload("loader",
-                        {"--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "4", "--workers", "2",
-                         "--image-size", "32"},
-                        12, tiny_imagenet_root());
+  auto r = run_workload(
+      "loader",
+      {"--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "4", "--workers", "2", "--image-size", "32"}, 12,
+      tiny_imagenet_root());
   EXPECT_GE(r.count, 12);
   EXPECT_EQ(r.extra["metrics"]["images_skipped"], 0);
   EXPECT_EQ(r.extra["dataset"]["synthetic"], true);
@@ -503,8 +470,8 @@ TEST(VisionWorkloads, LoaderCountsImagesDeliveredToTheDevice) {
 
 TEST(VisionWorkloads, ConvnetTrainsResnet18WithFiniteLoss) {
   auto r = run_workload("convnet",
-                        {"--arch", "resnet18", "--batch-size", "4", "--lr", "0.1", "--workers", "2",
-                         "--image-size", "32", "--dataset", "milarun.datasets:fake_imagenet"},
+                        {"--arch", "resnet18", "--batch-size", "4", "--lr", "0.1", "--workers", "2", "--image-size",
+                         "32", "--dataset", "milarun.datasets:fake_imagenet"},
                         8, tiny_imagenet_root());
   EXPECT_GE(r.count, 8);
   EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>())) << r.extra.dump();
@@ -514,8 +481,7 @@ TEST(VisionWorkloads, ConvnetTrainsResnet18WithFiniteLoss) {
 
 TEST(VisionWorkloads, ConvnetHalfUsesBfloat16AutocastOnCpu) {
   auto r = run_workload("convnet",
-                        {"--arch", "resnet18", "--batch-size", "4", "--workers", "2", "--image-size", "32",
-                         "--half"},
+                        {"--arch", "resnet18", "--batch-size", "4", "--workers", "2", "--image-size", "32", "--half"},
                         8, tiny_imagenet_root());
   EXPECT_GE(r.count, 8);
   EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>())) << r.extra.dump();

@@ -1,0 +1,91 @@
+// The one place that knows which libtorch this build compiles against:
+// Debian 12's 1.13 (CI, CPU) or PyTorch 2.x (with CUDA and NCCL on GPU
+// machines). Every API that differs between them is wrapped here; no other
+// file tests TORCH_VERSION. Each wrapper calls the non-deprecated API of the
+// version it is compiled with.
+//
+// - Autocast: 2.4 replaced the per-backend calls (set_enabled,
+//   set_cpu_enabled, set_autocast_gpu_dtype ...) by one device-type API
+//   (set_autocast_enabled(at::kCUDA, ...)) and deprecated the old ones.
+// - c10d: from 2.0 ProcessGroupGloo and ProcessGroupNCCL are c10d::Backend
+//   subclasses (ProcessGroup became a dispatcher over backends); in 1.13 they
+//   derive from c10d::ProcessGroup. CollectiveBackend names the common base
+//   whose allreduce/broadcast data_parallel.cpp calls.
+// - CUDA streams/events: the project uses none directly; the rate meter's
+//   device sync (torch::cuda::synchronize) and pinned host memory
+//   (Tensor::pin_memory() without a device) are the same calls in 1.13 and
+//   2.x and go through device_synchronize() below, so a later difference has
+//   one place to land.
+#pragma once
+#include <ATen/autocast_mode.h>
+#include <c10/core/DeviceType.h>
+#include <c10/core/ScalarType.h>
+#include <torch/cuda.h>
+#include <torch/version.h>
+
+#define MILABENCH_TORCH_AT_LEAST(major, minor) \
+  (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+
+namespace c10d {
+class Backend;
+class ProcessGroup;
+}  // namespace c10d
+
+namespace milabench::compat {
+
+// "1.13.0", "2.6.0": the libtorch headers this file was compiled with.
+inline const char* torch_version() { return TORCH_VERSION; }
+
+#if MILABENCH_TORCH_AT_LEAST(2, 0)
+using CollectiveBackend = c10d::Backend;
+#else
+using CollectiveBackend = c10d::ProcessGroup;
+#endif
+
+// Autocast state of one device type (kCPU or kCUDA) on this thread.
+inline bool autocast_enabled(c10::DeviceType device) {
+#if MILABENCH_TORCH_AT_LEAST(2, 4)
+  return at::autocast::is_autocast_enabled(device);
+#else
+  return device == c10::DeviceType::CUDA ? at::autocast::is_enabled() : at::autocast::is_cpu_enabled();
+#endif
+}
+
+inline void set_autocast_enabled(c10::DeviceType device, bool on) {
+#if MILABENCH_TORCH_AT_LEAST(2, 4)
+  at::autocast::set_autocast_enabled(device, on);
+#else
+  if (device == c10::DeviceType::CUDA)
+    at::autocast::set_enabled(on);
+  else
+    at::autocast::set_cpu_enabled(on);
+#endif
+}
+
+inline at::ScalarType autocast_dtype(c10::DeviceType device) {
+#if MILABENCH_TORCH_AT_LEAST(2, 4)
+  return at::autocast::get_autocast_dtype(device);
+#else
+  return device == c10::DeviceType::CUDA ? at::autocast::get_autocast_gpu_dtype()
+                                         : at::autocast::get_autocast_cpu_dtype();
+#endif
+}
+
+inline void set_autocast_dtype(c10::DeviceType device, at::ScalarType dtype) {
+#if MILABENCH_TORCH_AT_LEAST(2, 4)
+  at::autocast::set_autocast_dtype(device, dtype);
+#else
+  if (device == c10::DeviceType::CUDA)
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  else
+    at::autocast::set_autocast_cpu_dtype(dtype);
+#endif
+}
+
+// Waits for every queued kernel of the current CUDA device (the meter's
+// read-back point). No-op without CUDA.
+inline void device_synchronize() {
+  if (torch::cuda::is_available()) torch::cuda::synchronize();
+}
+
+}  // namespace milabench::compat

@@ -1,0 +1,289 @@
+// The mixed-precision module (loss scaling policies, master weights, clipping,
+// autocast scope) on the CPU, and the paths that need CUDA (float16 training,
+// pinned copies, NCCL, the meter's device sync), which skip without a GPU.
+#include "workloads/mixed_precision.hpp"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+
+#include "compat/torch_compat.hpp"
+#include "generated_data.hpp"
+#include "launch/rendezvous.hpp"
+#include "measure/rate_meter.hpp"
+#include "test_support.hpp"
+#include "workloads/data_parallel.hpp"
+#include "workloads/session.hpp"
+#include "workloads/workload.hpp"
+
+namespace milabench {
+namespace {
+
+#define SKIP_WITHOUT_CUDA() \
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "skipped: no CUDA"
+
+// ---- the scale arithmetic --------------------------------------------------
+
+TEST(LossScale, StaticNeverMovesAndNeverSkips) {
+  LossScale s(LossScalePolicy::fixed(128));
+  EXPECT_TRUE(s.update(true));  // a static scale does not check (apex's LossScaler)
+  for (int i = 0; i < 5000; ++i) EXPECT_TRUE(s.update(false));
+  EXPECT_EQ(s.scale(), 128);
+  EXPECT_EQ(s.skipped_steps(), 0);
+}
+
+TEST(LossScale, ApexDynamicHalvesOnOverflowGrowsAfter1000CleanStepsNeverBelowOne) {
+  LossScale s(LossScalePolicy::apex_dynamic());
+  EXPECT_EQ(s.scale(), 4294967296.0);
+  EXPECT_FALSE(s.update(true));
+  EXPECT_EQ(s.scale(), 2147483648.0);
+  for (int i = 0; i < 999; ++i) EXPECT_TRUE(s.update(false));
+  EXPECT_EQ(s.scale(), 2147483648.0);
+  EXPECT_TRUE(s.update(false));  // the 1000th clean step in a row
+  EXPECT_EQ(s.scale(), 4294967296.0);
+  EXPECT_EQ(s.skipped_steps(), 1);
+  for (int i = 0; i < 40; ++i) s.update(true);
+  EXPECT_EQ(s.scale(), 1.0);
+  EXPECT_EQ(s.skipped_steps(), 41);
+}
+
+TEST(LossScale, GnmtDynamicGrowsAfter2048CleanStepsUpTo8192) {
+  LossScale s(LossScalePolicy::gnmt_dynamic());
+  EXPECT_FALSE(s.update(true));
+  EXPECT_EQ(s.scale(), 4096);
+  for (int i = 0; i < 2047; ++i) s.update(false);
+  EXPECT_EQ(s.scale(), 4096);
+  s.update(false);
+  EXPECT_EQ(s.scale(), 8192);
+  for (int i = 0; i < 2048; ++i) s.update(false);
+  EXPECT_EQ(s.scale(), 8192);  // capped
+  s.update(false);
+  s.update(true);  // an overflow restarts the count of clean steps
+  for (int i = 0; i < 2047; ++i) s.update(false);
+  EXPECT_EQ(s.scale(), 4096);
+}
+
+// ---- scaler and master weights on CPU tensors ------------------------------
+
+TEST(LossScaler, StaticUnscalesWithoutCheckingEvenAnInf) {
+  LossScaler scaler(LossScalePolicy::fixed(8));
+  auto p = torch::zeros({2}, torch::requires_grad());
+  scaler.scale((p + 1).sum() * 3).backward();
+  EXPECT_TRUE(torch::allclose(p.grad(), torch::full({2}, 24.0f)));
+  EXPECT_TRUE(scaler.unscale({p}));
+  EXPECT_TRUE(torch::allclose(p.grad(), torch::full({2}, 3.0f)));
+  p.mutable_grad() = torch::tensor({INFINITY, 1.0f});
+  EXPECT_TRUE(scaler.unscale({p}));  // not checked: the step is applied
+  EXPECT_EQ(scaler.state().scale(), 8);
+}
+
+TEST(LossScaler, DynamicSkipsOnInfOrNanAndBacksOff) {
+  LossScalePolicy policy = LossScalePolicy::apex_dynamic();
+  policy.init = 1024;
+  LossScaler scaler(policy);
+  auto a = torch::zeros({2}), b = torch::zeros({3});
+  a.mutable_grad() = torch::full({2}, 2048.0f);
+  b.mutable_grad() = torch::full({3}, 1024.0f);
+  EXPECT_TRUE(scaler.unscale({a, b}));
+  EXPECT_TRUE(torch::allclose(a.grad(), torch::full({2}, 2.0f)));
+  EXPECT_TRUE(torch::allclose(b.grad(), torch::full({3}, 1.0f)));
+  b.mutable_grad() = torch::tensor({1.0f, NAN, 0.0f});
+  EXPECT_FALSE(scaler.unscale({a, b}));
+  EXPECT_EQ(scaler.state().scale(), 512);
+  b.mutable_grad() = torch::tensor({-INFINITY, 1.0f, 0.0f});
+  EXPECT_FALSE(scaler.unscale({a, b}));
+  EXPECT_EQ(scaler.state().skipped_steps(), 2);
+}
+
+TEST(Fp16MasterWeights, StepsTheFloat32MastersAndCopiesThemBack) {
+  auto w = torch::ones({3}, torch::requires_grad());
+  Fp16MasterWeights m({w}, LossScalePolicy::fixed(128));
+  torch::optim::SGD opt(m.master_params(), torch::optim::SGDOptions(0.5));
+  m.backward((w * 2).sum());
+  EXPECT_TRUE(torch::allclose(w.grad(), torch::full({3}, 256.0f)));  // scaled
+  ASSERT_TRUE(m.unscale());
+  EXPECT_TRUE(torch::allclose(m.master_params()[0].grad(), torch::full({3}, 2.0f)));
+  opt.step();
+  m.copy_to_model();
+  EXPECT_TRUE(torch::allclose(w, torch::zeros({3})));  // 1 - 0.5 * 2
+}
+
+TEST(Fp16MasterWeights, DynamicOverflowSkipsTheStepAndHalvesTheScale) {
+  auto w = torch::ones({3}, torch::requires_grad());
+  Fp16MasterWeights m({w}, LossScalePolicy::apex_dynamic());
+  const double scale = m.loss_scale().scale();
+  m.backward(w.sum() * INFINITY);
+  EXPECT_FALSE(m.unscale());
+  EXPECT_EQ(m.loss_scale().scale(), scale / 2);
+  m.backward(w.sum());  // clears the previous gradients first
+  EXPECT_TRUE(m.unscale());
+  EXPECT_TRUE(torch::allclose(m.master_params()[0].grad(), torch::ones({3})));
+}
+
+TEST(ClipGradNorm, MatchesTorchsClipAndReturnsTheNorm) {
+  auto a = torch::zeros({2}), b = torch::zeros({2}), c = torch::zeros({2});
+  a.mutable_grad() = torch::tensor({3.0f, 0.0f});
+  b.mutable_grad() = torch::tensor({0.0f, 4.0f});
+  auto ref_a = a.detach().clone(), ref_b = b.detach().clone();
+  ref_a.mutable_grad() = a.grad().clone(), ref_b.mutable_grad() = b.grad().clone();
+  auto norm = clip_grad_norm({a, b, c}, 1.0);  // c has no gradient
+  const double ref_norm = torch::nn::utils::clip_grad_norm_(std::vector<torch::Tensor>{ref_a, ref_b}, 1.0);
+  EXPECT_NEAR(norm.item<double>(), 5.0, 1e-5);
+  EXPECT_NEAR(ref_norm, 5.0, 1e-5);
+  EXPECT_TRUE(torch::allclose(a.grad(), ref_a.grad()));
+  EXPECT_TRUE(torch::allclose(b.grad(), ref_b.grad()));
+  EXPECT_NEAR(torch::cat({a.grad(), b.grad()}).norm().item<double>(), 1.0, 1e-4);
+  auto small = clip_grad_norm({a, b}, 10.0);  // below the bound: unchanged
+  EXPECT_NEAR(small.item<double>(), 1.0, 1e-4);
+  EXPECT_NEAR(torch::cat({a.grad(), b.grad()}).norm().item<double>(), 1.0, 1e-4);
+  EXPECT_EQ(clip_grad_norm({c}, 1.0).item<double>(), 0.0);
+}
+
+// ---- autocast --------------------------------------------------------------
+
+TEST(AutocastScope, CpuBfloat16InsideRestoredOutsideAndNested) {
+  auto x = torch::randn({4, 4});
+  EXPECT_FALSE(compat::autocast_enabled(torch::kCPU));
+  {
+    AutocastScope outer(torch::kCPU, torch::kBFloat16);
+    EXPECT_TRUE(compat::autocast_enabled(torch::kCPU));
+    EXPECT_EQ(torch::mm(x, x).scalar_type(), torch::kBFloat16);
+    {
+      AutocastScope off(torch::kCPU, torch::kBFloat16, /*enabled=*/false);
+      EXPECT_EQ(torch::mm(x, x).scalar_type(), torch::kBFloat16);  // a disabled scope changes nothing
+    }
+    EXPECT_TRUE(compat::autocast_enabled(torch::kCPU));
+  }
+  EXPECT_FALSE(compat::autocast_enabled(torch::kCPU));
+  EXPECT_EQ(torch::mm(x, x).scalar_type(), torch::kFloat);
+  EXPECT_EQ(compat::autocast_dtype(torch::kCPU), torch::kBFloat16);  // torch's CPU default, restored
+}
+
+TEST(TorchCompat, NamesTheLibtorchItWasBuiltWith) {
+  const std::string v = compat::torch_version();
+  EXPECT_TRUE(v.rfind("1.", 0) == 0 || v.rfind("2.", 0) == 0) << v;
+}
+
+// ---- CUDA: run on a GPU, skipped otherwise --------------------------------
+
+// `name` on CUDA device 0 through a real Session whose meter syncs the device
+// with compat::device_synchronize (as `milarun run --cuda` does).
+struct CudaRun {
+  int64_t count = 0;
+  int syncs = 0;
+  nlohmann::json extra;
+};
+CudaRun run_on_cuda(const std::string& name, std::vector<std::string> args, int64_t max_count,
+                    const std::string& dataroot) {
+  torch::manual_seed(0);
+  auto w = find_workload(name)->make();
+  CLI::App app;
+  w->add_options(app);
+  std::reverse(args.begin(), args.end());
+  app.parse(args);
+  MeterOptions opts;
+  opts.sample_duration = 1e-4;
+  opts.max_count = max_count;
+  CudaRun out;
+  RateMeter meter(
+      opts, [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); },
+      [&out] {
+        compat::device_synchronize();
+        ++out.syncs;
+      });
+  meter.start();
+  Session s(meter, torch::Device(torch::kCUDA, 0), dataroot);
+  w->run(s);
+  out.count = meter.count();
+  out.extra = s.extra();
+  return out;
+}
+
+TEST(MixedPrecisionCuda, AutocastScopeRunsMatmulsInFloat16) {
+  SKIP_WITHOUT_CUDA();
+  auto x = torch::randn({8, 8}, torch::Device(torch::kCUDA));
+  {
+    AutocastScope scope(torch::kCUDA, torch::kFloat16);
+    EXPECT_EQ(torch::mm(x, x).scalar_type(), torch::kFloat16);
+  }
+  EXPECT_EQ(torch::mm(x, x).scalar_type(), torch::kFloat);
+}
+
+TEST(MixedPrecisionCuda, Float16ModelWithMastersLearnsAndSkipsAnOverflow) {
+  SKIP_WITHOUT_CUDA();
+  torch::manual_seed(0);
+  torch::nn::Linear lin(16, 1);
+  lin->to(torch::Device(torch::kCUDA));
+  model_to_half_keep_batchnorm(*lin);
+  ASSERT_EQ(lin->weight.scalar_type(), torch::kFloat16);
+  Fp16MasterWeights m(lin->parameters(), LossScalePolicy::apex_dynamic());
+  torch::optim::SGD opt(m.master_params(), torch::optim::SGDOptions(0.05));
+  auto x = torch::randn({64, 16}, torch::Device(torch::kCUDA)).to(torch::kFloat16);
+  auto y = x.to(torch::kFloat).sum(1, true).to(torch::kFloat16);
+  double first = 0, last = 0;
+  for (int i = 0; i < 200; ++i) {
+    auto loss = torch::mse_loss(lin->forward(x), y);
+    if (i == 0) first = loss.item<double>();
+    last = loss.item<double>();
+    m.backward(loss);  // 2^32 overflows float16 gradients until the scale has come down
+    if (m.unscale()) {
+      opt.step();
+      m.copy_to_model();
+    }
+  }
+  EXPECT_GT(m.loss_scale().skipped_steps(), 0);
+  EXPECT_LT(m.loss_scale().scale(), 4294967296.0);
+  EXPECT_LT(last, first / 4) << "first " << first << ", last " << last;
+}
+
+TEST(PinnedMemoryCuda, PinnedHostBatchesCopyNonBlockingIntact) {
+  SKIP_WITHOUT_CUDA();
+  auto host = torch::arange(1 << 20, torch::TensorOptions().dtype(torch::kFloat).pinned_memory(true));
+  ASSERT_TRUE(host.is_pinned());
+  auto dev = host.to(torch::Device(torch::kCUDA), /*non_blocking=*/true);
+  compat::device_synchronize();
+  EXPECT_TRUE(torch::equal(dev.cpu(), host));
+}
+
+TEST(PinnedMemoryCuda, ConvnetHalfTrainsFromThePinnedLoaderInFloat16) {
+  SKIP_WITHOUT_CUDA();
+  auto r = run_on_cuda("convnet",
+                       {"--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "4", "--workers", "2",
+                        "--image-size", "64", "--half"},
+                       16, test::generated_dataroot("fake_imagenet", 0.00025));
+  EXPECT_GE(r.count, 16);
+  EXPECT_EQ(r.extra["metrics"]["precision"], "float16");
+  EXPECT_TRUE(r.extra["metrics"].contains("loss_scale"));
+  EXPECT_GT(r.syncs, 0);  // the meter synced the device at each slice
+}
+
+TEST(MeterSyncCuda, Wlmfp16TrainsTheFloat16ModelWithStaticScale128) {
+  SKIP_WITHOUT_CUDA();
+  auto r = run_on_cuda("wlmfp16", {"--batch-size", "8", "--bptt", "8", "--emsize", "16", "--nhid", "16"}, 8 * 5,
+                       test::generated_dataroot("wiki2", 0.002));
+  EXPECT_EQ(r.count, 8 * 5);
+  EXPECT_EQ(r.extra["metrics"]["precision"], "float16");
+  EXPECT_EQ(r.extra["metrics"]["loss_scale"], 128.0);
+  EXPECT_EQ(r.extra["metrics"]["vocabulary"].get<int64_t>() % 8, 0);
+  EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>()));
+  EXPECT_GE(r.syncs, 5);  // a slice closes on every step here
+}
+
+TEST(NcclCuda, OneRankGroupAllReducesOnTheGpu) {
+  SKIP_WITHOUT_CUDA();
+  Rendezvous where;
+  where.rank = 0, where.world_size = 1, where.master_addr = "127.0.0.1", where.master_port = free_tcp_port();
+  where.source = "test";
+  DataParallelGroup g(where, "nccl", std::chrono::seconds(60), /*group_when_alone=*/true);
+  auto w = torch::full({5}, 3.0f, torch::Device(torch::kCUDA)).requires_grad_(true);
+  g.attach({w});
+  (w * 2).sum().backward();
+  EXPECT_FALSE(g.average_gradients(false));
+  EXPECT_TRUE(torch::equal(w.grad().cpu(), torch::full({5}, 2.0f)));
+  EXPECT_TRUE(g.average_gradients(true));  // the stop vote travels in the same all-reduce
+  EXPECT_EQ(g.gather_to_rank0("mine"), (std::vector<std::string>{"mine"}));
+}
+
+}  // namespace
+}  // namespace milabench

@@ -68,8 +68,16 @@ std::string configure_run_app(CLI::App& app, const WorkloadInfo& info, Workload&
   app.add_option("--seed", flags.seed, "random seed")->capture_default_str();
   workload.add_options(app);
   // Ranges every workload shares, checked here once for all of them.
-  for (const char* positive : {"--batch-size"})
-    if (CLI::Option* o = app.get_option_no_throw(positive)) o->check(CLI::PositiveNumber);
+  static const CLI::Validator positive(
+      [](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(value.c_str(), &end);
+        if (end == value.c_str() || *end != '\0') return "";  // not a number: the conversion says so
+        return v > 0 ? "" : "must be a positive number, got " + value;
+      },
+      "> 0");
+  for (const char* flag : {"--batch-size"})
+    if (CLI::Option* o = app.get_option_no_throw(flag)) o->check(positive);
   const CLI::Option* dataset = app.get_option_no_throw("--dataset");
   return dataset ? "--dataset" : "";
 }

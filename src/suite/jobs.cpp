@@ -166,6 +166,24 @@ void skip_finished_runs(JobPlan& plan, const std::string& outdir, std::ostream& 
       skipped, again, again ? fmt::format(" ({}; old files moved to {})", why, superseded) : "");
 }
 
+// "" when `dir` exists as a writable folder, or its closest existing parent
+// is one (so make_dirs can create it); else why not.
+std::string outdir_problem(const std::string& dir) {
+  std::string p = dir;
+  while (!p.empty()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) return p + " is not a directory";
+      return ::access(p.c_str(), W_OK | X_OK) == 0 ? "" : std::string(std::strerror(EACCES));
+    }
+    if (p == "." || p == "/") return "";
+    while (!p.empty() && p.back() == '/') p.pop_back();
+    const auto slash = p.rfind('/');
+    p = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+  }
+  return "";
+}
+
 bool enough_space(const std::string& dir, double min_free_mb, std::ostream& err) {
   try {
     double free_mb = fetch::system_disk_space().available_bytes(dir) / (1024.0 * 1024.0);
@@ -273,6 +291,11 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     return 2;
   }
 
+  // -o is created only once every check passed; its closest existing folder must be writable.
+  if (std::string why = outdir_problem(o.outdir); !why.empty()) {
+    err << fmt::format("error: cannot write to output directory {}: {}\n", o.outdir, why);
+    return 2;
+  }
   if (o.preflight && !preflight_ok(profile, o, err)) return 2;  // nothing started, -o not created
   if (!make_dirs(o.outdir) || ::access(o.outdir.c_str(), W_OK) != 0) {
     err << fmt::format("error: cannot write to output directory {}: {}\n", o.outdir, std::strerror(errno));

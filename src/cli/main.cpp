@@ -13,6 +13,7 @@
 #include <ctime>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "cli/cgroups_cmd.hpp"
@@ -48,8 +49,9 @@ bool worker_usable(const std::string& path, std::ostream& err) {
   return false;
 }
 
-// Runs argv, returns its stdout ("" when it could not run; a note on err).
-std::string capture(const std::vector<std::string>& argv, std::ostream& err) {
+// Runs argv, returns its stdout. Throws std::runtime_error when it cannot
+// run or exits non-zero (its stderr passes through).
+std::string capture(const std::vector<std::string>& argv) {
   int fd[2];
   if (::pipe(fd) != 0) return "";
   pid_t pid = ::fork();
@@ -75,7 +77,8 @@ std::string capture(const std::vector<std::string>& argv, std::ostream& err) {
   int status = 0;
   if (pid > 0) ::waitpid(pid, &status, 0);
   if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    err << "warning: could not check the datasets (" << argv[0] << " failed)\n";
+    throw std::runtime_error(fmt::format("{} {} failed ({})", argv[0], argv[1],
+                                         pid < 0 ? "cannot fork" : "status " + std::to_string(status)));
   return out;
 }
 
@@ -111,7 +114,11 @@ int main(int argc, char** argv) {
   jb->add_option(
       "--devices", jo.devices,
       "number of devices (default: GPUs found; without GPUs, N CPU partitions by the rule in docs/isolation.md)");
-  jb->add_flag("--resume", jo.resume, "skip runs that already have a result in -o (interrupted ones run again)");
+  jb->add_flag("--resume", jo.resume,
+               "skip runs that already have a result in -o; runs that failed for a reason you can fix "
+               "(bad_input, interrupted, not_started) run again");
+  jb->add_flag("--mixed-arguments", jo.mixed_arguments,
+               "allow results of the same test run with other arguments in -o (refused by default)");
   jb->add_option("--max-duration", jo.max_duration_s,
                  "wall-clock limit per run in seconds, overriding the profile's \"timeout\" (default 3600)");
   jb->add_option("--min-free-mb", jo.min_free_mb, "stop before a test when -o has less free space (MiB)")
@@ -136,7 +143,7 @@ int main(int argc, char** argv) {
                   "with --compare: differences up to this many % do not matter (default: learned from the runs' "
                   "run-to-run noise)");  // run_report checks the range
   rep->add_option("--html", rp.html, "write an HTML report here");
-  rep->add_option("--price", rp.price, "machine price in dollars");  // run_report checks the range
+  rep->add_option("--price", rp.price, "machine price in dollars (> 0)");  // run_report checks the range
   rep->add_flag("--compare-gpus", rp.compare_gpus, "per-device comparison matrices");
   rep->add_option("--title", rp.title, "report title");
   rep->add_option("--csv", rp.csv, "write the main table as CSV here");
@@ -160,16 +167,21 @@ int main(int argc, char** argv) {
         jo.outdir = env_or("MILARUN_OUTROOT", ".") + "/" + stamp;
       }
       if (jo.outdir.empty()) jo.json_to_stdout = true;
-      // The dataset registry lives in the torch half: ask it once for all names.
-      jo.check_datasets = [&](const std::vector<std::string>& names, const std::string& root) {
-        std::vector<std::string> argv = {jo.self_exe, "missing-datasets", "-d", root};
-        argv.insert(argv.end(), names.begin(), names.end());
-        return capture(argv, std::cerr);
+      // The workloads' flag tables and the dataset registry live in the
+      // torch half: one dry run of every test there.
+      jo.preflight = [&](const std::vector<TestArguments>& tests, const std::string& root) {
+        nlohmann::json batch = nlohmann::json::array();
+        for (const auto& t : tests)
+          batch.push_back({{"test", t.test}, {"experiment", t.experiment}, {"arguments", t.arguments}});
+        return capture({jo.self_exe, "check-args", "-d", root, "--batch", batch.dump()});
       };
       return run_jobs(jo, std::cout, std::cerr);
     }
     if (*sum) return run_summary(sum_dir, sum_out, std::cout, std::cerr);
-    if (*rep) return run_report(rp, std::cout, std::cerr);
+    if (*rep) {
+      rp.price_given = rep->count("--price") > 0;
+      return run_report(rp, std::cout, std::cerr);
+    }
     if (*cgroups) return run_cgroups_command(cg, std::cout, std::cerr);
     return 2;
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -13,12 +14,15 @@
 #include <regex>
 
 #include "data/data_error.hpp"
+#include "data/dataset.hpp"
 #include "launch/malloc_policy.hpp"
 #include "launch/process.hpp"
 #include "measure/progress.hpp"
 #include "measure/rate_meter.hpp"
 #include "monitor/monitor.hpp"
+#include "results/input_checks.hpp"
 #include "results/result_file.hpp"
+#include "suite/profile.hpp"
 #include "suite/run_outcome.hpp"
 #include "workloads/nonfinite_loss.hpp"
 #include "workloads/session.hpp"
@@ -27,15 +31,6 @@
 extern char** environ;
 
 namespace milabench {
-
-std::string normalize_number_word(const std::string& word) {
-  static const std::regex numeric("^-?[0-9][0-9_]*(\\.[0-9_]+)?([eE][-+]?[0-9]+)?$");
-  if (word.find('_') == std::string::npos || !std::regex_match(word, numeric)) return word;
-  std::string out;
-  for (char c : word)
-    if (c != '_') out += c;
-  return out;
-}
 
 static double now_s() {
   using namespace std::chrono;
@@ -61,56 +56,139 @@ static bool is_dir(const std::string& p) {
   return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+std::string configure_run_app(CLI::App& app, const WorkloadInfo& info, Workload& workload, RunFlags& flags) {
+  flags.meter.max_count = info.default_max_count;
+  app.add_option("--max-count", flags.meter.max_count,
+                 "stop after this many examples (" + info.count_unit + "; 0 = no limit, only with --until-stable)")
+      ->capture_default_str();
+  app.add_option("--sample-duration", flags.meter.sample_duration, "seconds per rate slice")->capture_default_str();
+  app.add_flag("--until-stable", flags.meter.until_stable,
+               "also stop once the rate is steady over the summary window (docs/statistics.md)");
+  // The original's init_torch arguments, accepted by every workload.
+  app.add_flag("--cuda", flags.cuda, "train on the GPU (default: when one is visible)");
+  app.add_flag("--no-cuda", flags.no_cuda, "train on the CPU");
+  app.add_option("--seed", flags.seed, "random seed")->capture_default_str();
+  app.add_option("--workers", flags.workers, "torch's intra-op threads (default 1) and the workload's loader workers")
+      ->check(CLI::NonNegativeNumber);
+  workload.add_options(app);
+  // Ranges every workload shares, checked here once for all of them.
+  static const CLI::Validator positive(
+      [](std::string& value) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(value.c_str(), &end);
+        if (end == value.c_str() || *end != '\0') return "";  // not a number: the conversion says so
+        return v > 0 ? "" : "must be a positive number, got " + value;
+      },
+      "> 0");
+  for (const char* flag : {"--batch-size"})
+    if (CLI::Option* o = app.get_option_no_throw(flag)) o->check(positive);
+  const CLI::Option* dataset = app.get_option_no_throw("--dataset");
+  return dataset ? "--dataset" : "";
+}
+
+namespace {
+
+// "" or why an integer word cannot be read exactly: CLI11 saturates a
+// 64-bit integer past its range instead of refusing it.
+std::string integer_overflow(const std::vector<std::string>& args) {
+  static const std::regex integer("^[-+]?[0-9]+$");
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string flag = i > 0 ? args[i - 1] : "", word = args[i];
+    if (auto eq = word.find('='); word.rfind("--", 0) == 0 && eq != std::string::npos)
+      flag = word.substr(0, eq), word = word.substr(eq + 1);
+    if (!std::regex_match(word, integer)) continue;
+    errno = 0;
+    (void)std::strtoll(word.c_str(), nullptr, 10);
+    if (errno == ERANGE)
+      return fmt::format("{}: {} is out of range (integers are 64-bit: at most 9223372036854775807)", flag, word);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string parse_run_arguments(CLI::App& app, const std::vector<std::string>& args, const RunFlags& flags) {
+  if (std::string why = integer_overflow(args); !why.empty()) return why;
+  std::vector<std::string> rev(args.rbegin(), args.rend());
+  try {
+    app.parse(rev);
+  } catch (const CLI::CallForHelp&) {
+    throw;
+  } catch (const CLI::ParseError& e) {
+    return e.what();
+  }
+  const MeterOptions& mo = flags.meter;
+  if (!(mo.sample_duration > 0) || !std::isfinite(mo.sample_duration))  // also refuses nan and inf
+    return fmt::format("--sample-duration must be a positive number of seconds, got {}", mo.sample_duration);
+  if (mo.max_count < 0) return fmt::format("--max-count must be >= 0, got {}", mo.max_count);
+  if (mo.max_count == 0 && !mo.until_stable)
+    return "--max-count 0 means no limit, which only ends with --until-stable; give a count or add --until-stable";
+  return "";
+}
+
+std::string check_run_arguments(const std::string& experiment, const std::vector<std::string>& args,
+                                const std::string& dataroot) {
+  const WorkloadInfo* info = find_workload(experiment);
+  if (!info) return fmt::format("unknown experiment '{}' (`milarun list` shows the workloads)", experiment);
+  auto workload = info->make();
+  CLI::App app(info->name, "milarun run " + info->name + " --");
+  RunFlags flags;
+  const std::string dataset_flag = configure_run_app(app, *info, *workload, flags);
+  std::vector<std::string> words;
+  for (const auto& a : args) words.push_back(normalize_number_word(a));
+  try {
+    if (std::string why = parse_run_arguments(app, words, flags); !why.empty()) return why;
+  } catch (const CLI::CallForHelp&) {
+    return "--help: asks for the help text instead of running; remove it";
+  }
+  if (dataset_flag.empty() || dataroot.empty()) return "";
+  const CLI::Option* o = app.get_option(dataset_flag);
+  const std::string name = o->count() ? o->as<std::string>() : o->get_default_str();
+  const DatasetInfo* d = find_dataset(name);
+  if (!d) return fmt::format("--dataset {}: not a dataset of this build (`milarun list` shows them)", name);
+  if (!d->present(dataroot))
+    return fmt::format("--dataset {}: dataset {} is missing under {}; make it: {}", name, d->name, dataroot,
+                       dataset_command(d->name, dataroot));
+  return "";
+}
+
 int run_experiment(const RunOptions& opts) {
   double program_start = now_s();
   const WorkloadInfo* info = find_workload(opts.experiment);
   if (!info) {
     std::cerr << fmt::format("milarun run: unknown experiment '{}' — `milarun list` shows the workloads\n",
-                             opts.experiment);
+                             terminal_safe(opts.experiment));
+    return 2;
+  }
+  std::string name = opts.experiment_name.empty() ? info->name : opts.experiment_name;
+  if (std::string why = unsafe_name_reason(name); !why.empty()) {  // it becomes the result's file name
+    std::cerr << fmt::format("milarun run: --experiment-name \"{}\" {}; use letters, digits, '_', '.', '+' or '-'\n",
+                             terminal_safe(name), why);
+    return 2;
+  }
+  if (std::string why = unsafe_name_reason(opts.job_id); !opts.job_id.empty() && !why.empty()) {
+    std::cerr << fmt::format("milarun run: --job-id \"{}\" {}; use letters, digits, '_', '.', '+' or '-'\n",
+                             terminal_safe(opts.job_id), why);
     return 2;
   }
   auto workload = info->make();
   CLI::App app(fmt::format("{} ({}; counts {})", info->name, info->experiments.front(), info->count_unit),
                "milarun run " + info->name + " --");
-  MeterOptions mo;
-  mo.max_count = info->default_max_count;
-  bool cuda = false, no_cuda = false;
-  int64_t seed = 1234;
-  int workers = 0;
-  app.add_option("--max-count", mo.max_count, "stop after this many examples (" + info->count_unit + ")")
-      ->capture_default_str();
-  app.add_option("--sample-duration", mo.sample_duration, "seconds per rate slice")->capture_default_str();
-  app.add_flag("--until-stable", mo.until_stable,
-               "also stop once the rate is steady over the summary window (docs/statistics.md)");
-  // The original's init_torch arguments, accepted by every workload.
-  app.add_flag("--cuda", cuda, "train on the GPU (default: when one is visible)");
-  app.add_flag("--no-cuda", no_cuda, "train on the CPU");
-  app.add_option("--seed", seed, "random seed")->capture_default_str();
-  app.add_option("--workers", workers, "torch's intra-op threads (default 1) and the workload's loader workers")
-      ->check(CLI::NonNegativeNumber);
-  workload->add_options(app);
+  RunFlags flags;
+  configure_run_app(app, *info, *workload, flags);
+  MeterOptions& mo = flags.meter;
 
   std::vector<std::string> args;
   for (const auto& a : opts.args) args.push_back(normalize_number_word(a));
-  std::vector<std::string> rev(args.rbegin(), args.rend());
   try {
-    app.parse(rev);
+    if (std::string why = parse_run_arguments(app, args, flags); !why.empty()) {
+      std::cerr << fmt::format("milarun run {}: {} — `milarun run {} -- --help` lists its arguments\n", info->name,
+                               terminal_safe(why), info->name);
+      return 2;
+    }
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return 0;
-  } catch (const CLI::ParseError& e) {
-    std::cerr << fmt::format("milarun run {}: {} — `milarun run {} -- --help` lists its arguments\n", info->name,
-                             e.what(), info->name);
-    return 2;
-  }
-  if (!(mo.sample_duration > 0) || !std::isfinite(mo.sample_duration)) {  // also refuses nan and inf
-    std::cerr << fmt::format("milarun run {}: --sample-duration must be a positive number of seconds, got {}\n",
-                             info->name, mo.sample_duration);
-    return 2;
-  }
-  if (mo.max_count < 0) {
-    std::cerr << fmt::format("milarun run {}: --max-count must be >= 0, got {}\n", info->name, mo.max_count);
-    return 2;
   }
   // --extra is merged into the result at the end: check it before the run.
   if (!opts.extra_json.empty() && !nlohmann::json::parse(opts.extra_json, nullptr, false).is_object()) {
@@ -131,23 +209,22 @@ int run_experiment(const RunOptions& opts) {
     malloc_policy = MallocPolicy{"system", "glibc defaults (" + malloc_error + ")"};
   }
 
-  std::string name = opts.experiment_name.empty() ? info->name : opts.experiment_name;
   std::string dataroot = opts.dataroot;
   if (dataroot.empty())
     if (const char* d = std::getenv("MILARUN_DATAROOT")) dataroot = d;
 
   // init_torch: --cuda/--no-cuda, else CUDA when available; threads = --workers or 1.
-  bool use_cuda = !no_cuda && torch::cuda::is_available();
-  if (cuda && !no_cuda && !use_cuda)
+  bool use_cuda = !flags.no_cuda && torch::cuda::is_available();
+  if (flags.cuda && !flags.no_cuda && !use_cuda)
     std::cerr << "milarun run: warning: --cuda given but no CUDA device is visible; training on the CPU\n";
   torch::Device device = use_cuda ? torch::Device(torch::kCUDA, 0) : torch::Device(torch::kCPU);
-  torch::manual_seed(seed);
-  if (use_cuda) torch::cuda::manual_seed_all(seed);
-  torch::set_num_threads(workers > 0 ? workers : 1);
+  torch::manual_seed(flags.seed);
+  if (use_cuda) torch::cuda::manual_seed_all(flags.seed);
+  torch::set_num_threads(flags.workers > 0 ? flags.workers : 1);
   RateMeter::Sync sync;
   if (use_cuda) sync = [] { torch::cuda::synchronize(); };
   RateMeter meter(mo, now_s, sync);
-  Session session(meter, device, dataroot, workers, seed);
+  Session session(meter, device, dataroot, flags.workers, flags.seed);
   // Progress goes to stderr: a live line on a terminal, a line every 15 s in a log.
   Progress progress(std::cerr, name, info->count_unit, mo.max_count, ::isatty(STDERR_FILENO) == 1);
   const double run_start = now_s();
@@ -251,10 +328,17 @@ int run_experiment(const RunOptions& opts) {
       return 2;
     }
   }
+  const double wall = meter.to_json()["wall_time"].get<double>();
+  if (ok && meter.rates().size() < 3) {  // summary.hpp: perf needs 3 slices; a 0.0/s "rate" would be invented
+    std::cerr << fmt::format(
+        "milarun run {}: too short to measure — {} {} in {:.1f} s, {} rate slice(s) of {:g} s; the summary needs 3 "
+        "and counts this run as failed: raise --max-count -> {}\n",
+        info->name, meter.count(), info->count_unit, wall, meter.rates().size(), mo.sample_duration, path);
+    return 0;
+  }
   std::cerr << fmt::format("milarun run {}: {}{} — {} {} in {:.1f} s, last rate {:.1f}/s -> {}\n", info->name,
                            ok ? "ok" : "FAILED", meter.stopped_stable() ? " (steady, --until-stable)" : "",
-                           meter.count(), info->count_unit, meter.to_json()["wall_time"].get<double>(),
-                           meter.last_rate(), path);
+                           meter.count(), info->count_unit, wall, meter.last_rate(), path);
   return ok ? 0 : 1;
 }
 

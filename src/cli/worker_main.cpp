@@ -1,5 +1,5 @@
 // milarun-torch: the torch half of the command line (run, rerun, dataset,
-// list, missing-datasets). The `milarun` front binary (main.cpp, no torch)
+// list, check-args). The `milarun` front binary (main.cpp, no torch)
 // execs this one for those subcommands, and `milarun jobs` launches it for
 // every run, so the orchestrator never maps libtorch. Flag tables only.
 #include <fmt/format.h>
@@ -16,6 +16,7 @@
 #include "cli/dataset_cmd.hpp"
 #include "cli/run_cmd.hpp"
 #include "data/dataset.hpp"
+#include "results/input_checks.hpp"
 #include "workloads/workload.hpp"
 
 using namespace milabench;
@@ -73,6 +74,35 @@ static int rerun(const std::string& file, const std::string& out, const std::vec
   return run_experiment(o);
 }
 
+// `check-args`: 0 when valid (or, with --batch, after printing the problems),
+// 2 with one line on stderr otherwise.
+static int check_args(const std::string& experiment, const std::vector<std::string>& args, const std::string& batch,
+                      const std::string& dataroot) {
+  if (batch.empty()) {
+    std::string why = check_run_arguments(experiment, args, dataroot);
+    if (why.empty()) return 0;
+    std::cerr << "milarun check-args " << terminal_safe(experiment) << ": " << terminal_safe(why) << "\n";
+    return 2;
+  }
+  const nlohmann::json tests = nlohmann::json::parse(batch, nullptr, false);
+  if (!tests.is_array()) {
+    std::cerr << "milarun check-args: --batch is not a JSON list\n";
+    return 2;
+  }
+  for (const auto& t : tests) {
+    if (!t.is_object() || !t.value("test", nlohmann::json()).is_string() ||
+        !t.value("experiment", nlohmann::json()).is_string() || !t.value("arguments", nlohmann::json()).is_array()) {
+      std::cerr << "milarun check-args: --batch entries are {\"test\", \"experiment\", \"arguments\"}\n";
+      return 2;
+    }
+    std::vector<std::string> words;
+    for (const auto& w : t["arguments"]) words.push_back(w.is_string() ? w.get<std::string>() : w.dump());
+    std::string why = check_run_arguments(t["experiment"].get<std::string>(), words, dataroot);
+    if (!why.empty()) std::cout << t["test"].get<std::string>() << "\t" << terminal_safe(why) << "\n";
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   auto [own, rest] = split_at_double_dash(argc, argv);
   std::vector<std::string> call(argv, argv + argc);
@@ -106,13 +136,15 @@ int main(int argc, char** argv) {
   rr->add_option("-o,--out", rerun_out, "result FILE.json or DIR (default: stdout)");
 
   app.add_subcommand("list", "list the workloads and datasets of this build");
-  // For `milarun jobs`: "NAME<tab>message" for each named dataset absent under the data root.
-  auto* md = app.add_subcommand("missing-datasets", "print a line for each named dataset that is absent");
-  std::vector<std::string> md_names;
-  std::string md_root;
-  md->add_option("-d,--dataroot", md_root, "dataset root")->required();
-  md->add_option("names", md_names, "dataset names or aliases");
-  md->group("");  // internal: not listed in --help
+  // For `milarun jobs`: a dry run of each test's `milarun run` (parse only).
+  auto* ca = app.add_subcommand("check-args", "parse a run's arguments with its workload's flags; run nothing");
+  std::string ca_experiment, ca_batch, ca_root;
+  ca->add_option("experiment", ca_experiment, "workload name or milarun.models.x:main");
+  ca->add_option("-d,--dataroot", ca_root, "also check the run's dataset under this root");
+  ca->add_option(
+      "--batch", ca_batch,
+      "JSON [{\"test\", \"experiment\", \"arguments\": [...]}]: one \"TEST<tab>problem\" line each on stdout");
+  ca->group("");  // internal: not listed in --help
 
   if (int rc = parse_own(app, own); rc >= 0) return rc;
 
@@ -122,15 +154,7 @@ int main(int argc, char** argv) {
       ro.call = call;
       return run_experiment(ro);
     }
-    if (*md) {
-      for (const auto& n : md_names) {
-        const DatasetInfo* d = find_dataset(n);
-        if (d && !d->present(md_root))
-          std::cout << fmt::format("{}\tdataset {} is missing under {}; it will fail: run {}\n", n, d->name, md_root,
-                                   dataset_command(d->name, md_root));
-      }
-      return 0;
-    }
+    if (*ca) return check_args(ca_experiment, rest, ca_batch, ca_root);
     if (*ds) return run_dataset_command(dc, std::cout, std::cerr);
     if (*rr) return rerun(rerun_file, rerun_out, rest);
     std::cout << "workloads (name, experiments, count unit, default --max-count):\n";

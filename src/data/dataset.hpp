@@ -38,5 +38,10 @@ const DatasetInfo* find_dataset(const std::string& name_or_alias);
 // The command that creates `name` under `dataroot`, for error messages:
 // "milarun dataset NAME -d DATAROOT".
 std::string dataset_command(const std::string& name, const std::string& dataroot);
+// For a dataset that is present but corrupt: the same with --force, which
+// regenerates it (without --force the command answers "present" and changes nothing).
+inline std::string dataset_remake_command(const std::string& name, const std::string& dataroot) {
+  return dataset_command(name, dataroot) + " --force";
+}
 
 }  // namespace milabench

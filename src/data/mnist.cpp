@@ -27,7 +27,7 @@ std::string split_file(const std::string& dataroot, bool train, bool images) {
 }
 
 [[noreturn]] void bad_file(const std::string& path, const std::string& what, const std::string& dataroot) {
-  throw DataError("MNIST file " + path + ": " + what + "; run: " + dataset_command("mnist", dataroot));
+  throw DataError("MNIST file " + path + ": " + what + "; run: " + dataset_remake_command("mnist", dataroot));
 }
 
 void put_be32(std::string& out, uint32_t v) {
@@ -105,7 +105,7 @@ MnistSplit read_mnist(const std::string& dataroot, bool train) {
   try {
     v = parse_mnist_split(images, labels, images_path, labels_path);
   } catch (const DataFormatError& e) {  // "PATH: problem" -> add the command that remakes the data
-    throw DataError("MNIST file " + std::string(e.what()) + "; run: " + dataset_command("mnist", dataroot));
+    throw DataError("MNIST file " + std::string(e.what()) + "; run: " + dataset_remake_command("mnist", dataroot));
   }
   MnistSplit s;
   s.images = torch::from_blob(const_cast<char*>(v.images.data()), {v.count, kSide, kSide}, torch::kUInt8).clone();

@@ -117,7 +117,7 @@ unsigned thread_count(unsigned requested) {
 }
 
 [[noreturn]] void bad_file(const std::string& path, const std::string& what, const std::string& dataroot) {
-  throw DataError("wikitext-2 file " + path + ": " + what + "; run: " + dataset_command("wiki2", dataroot));
+  throw DataError("wikitext-2 file " + path + ": " + what + "; run: " + dataset_remake_command("wiki2", dataroot));
 }
 
 }  // namespace

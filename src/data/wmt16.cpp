@@ -16,7 +16,7 @@ namespace milabench {
 namespace {
 
 [[noreturn]] void bad_file(const std::string& path, const std::string& what, const std::string& dataroot) {
-  throw DataError("wmt16 file " + path + ": " + what + "; run: " + dataset_command("wmt16", dataroot));
+  throw DataError("wmt16 file " + path + ": " + what + "; run: " + dataset_remake_command("wmt16", dataroot));
 }
 
 bool exists(const std::string& path) {

@@ -1,17 +1,19 @@
 #include "report/report.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
-#include <fmt/format.h>
-#include <unistd.h>
-
 #include "report/export.hpp"
 #include "report/html.hpp"
 #include "report/summary.hpp"
+#include "report/summary_check.hpp"
+#include "results/input_checks.hpp"
 
 namespace milabench {
 namespace fs = std::filesystem;
@@ -28,7 +30,7 @@ std::string cell(double v, int prec = 2) {
 bool load_object(const std::string& path, const char* what, json& out, std::ostream& err) {
   if (path.empty()) return true;
   try {
-    out = read_json_file(path);
+    out = read_json_file(path, kMaxInputFileBytes);
   } catch (const std::exception& e) {
     err << "error: " << what << " file " << e.what() << " (pass a valid JSON file)\n";
     return false;
@@ -145,8 +147,23 @@ static void print_energy(const ReportData& d, std::ostream& out) {
       out << fmt::format("{:<28} {:>14} {:>14}\n", r.name, cell(r.joules_per_example, 4), cell(r.examples_per_watt, 3));
 }
 
+// The first lines of a report on a partial suite: how many weighted tests it covers.
+static std::string coverage_text(const ReportData& d) {
+  if (d.covered_tests >= d.weighted_tests) return "";
+  std::string missing;
+  for (std::size_t i = 0; i < d.missing_tests.size() && i < 8; ++i) missing += (i ? ", " : "") + d.missing_tests[i];
+  if (d.missing_tests.size() > 8) missing += fmt::format(", ... ({} more)", d.missing_tests.size() - 8);
+  return fmt::format(
+      "PARTIAL SUITE: {} of {} weighted tests have a result (missing: {}).\n"
+      "The score follows the original's rule: a missing test keeps its weight and adds nothing, so it is not "
+      "comparable to a full suite's score{}.\n\n",
+      d.covered_tests, d.weighted_tests, terminal_safe(missing),
+      d.has_compare ? "; compare with the ratio over the tests both sides have" : "");
+}
+
 void print_report(const ReportData& d, std::ostream& out) {
-  if (!d.title.empty()) out << d.title << "\n\n";
+  if (!d.title.empty()) out << terminal_safe(d.title) << "\n\n";
+  out << coverage_text(d);
   std::string head = fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", "test", "weight",
                                  "n", "fail", "perf", "std%", "perf_adj");
   if (d.has_compare)
@@ -155,9 +172,8 @@ void print_report(const ReportData& d, std::ostream& out) {
   head += "  perf 95% CI";
   out << head << "\n" << std::string(head.size(), '-') << "\n";
   for (const auto& r : d.rows) {
-    out << fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", r.name, cell(r.weight, 0),
-                       cell(r.n, 0), cell(r.fail, 0), cell(r.perf), cell(r.std_pct, 1),
-                       cell(r.perf_adj));
+    out << fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", terminal_safe(r.name), cell(r.weight, 0),
+                       cell(r.n, 0), cell(r.fail, 0), cell(r.perf), cell(r.std_pct, 1), cell(r.perf_adj));
     if (d.has_compare)
       out << fmt::format(" {:>12} {:>10} {:>13} {:>14}", cell(r.perf_base), cell(r.perf_ratio, 3),
                          cell(r.perf_base_adj), cell(r.perf_ratio_adj, 3));
@@ -179,6 +195,10 @@ void print_report(const ReportData& d, std::ostream& out) {
   if (d.has_compare) {
     out << fmt::format("{:<20} {:>10}\n", "baseline score", cell(d.base_score));
     out << fmt::format("{:<20} {:>10}\n", "score ratio", cell(d.score_ratio, 3));
+    if (d.covered_tests < d.weighted_tests)
+      out << fmt::format("{:<20} {:>10}  (over the {} weighted test(s) both sides have: score {} / baseline {})\n",
+                         "common ratio", cell(d.common_ratio, 3), d.common_tests, cell(d.common_score),
+                         cell(d.common_base_score));
   }
   if (d.price > 0) {
     out << fmt::format("{:<20} {:>10}\n", "price ($)", cell(d.price));
@@ -196,8 +216,8 @@ void print_report(const ReportData& d, std::ostream& out) {
 }
 
 int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) {
-  if (opts.price < 0 || !std::isfinite(opts.price)) {
-    err << "error: --price must be a positive number of dollars\n";
+  if (opts.price < 0 || !std::isfinite(opts.price) || (opts.price_given && !(opts.price > 0)) || opts.price > 1e12) {
+    err << "error: --price must be a positive number of dollars, at most 1e12\n";
     return 2;
   }
   std::error_code ec;
@@ -232,6 +252,13 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   json weights, baseline;
   if (!load_object(opts.weights, "weights", weights, err)) return 2;
   if (!load_object(opts.compare, "compare", baseline, err)) return 2;
+  for (const std::string& problem : {is_dir ? std::string() : summary_problem(summary, opts.input),
+                                     opts.weights.empty() ? std::string() : weights_problem(weights, opts.weights),
+                                     opts.compare.empty() ? std::string() : summary_problem(baseline, opts.compare)})
+    if (!problem.empty()) {
+      err << "error: " << problem << "\n";
+      return 2;
+    }
   ReportData d;
   try {
     d = build_report(summary, weights, baseline, opts.price, opts.compare_gpus, opts.title, opts.margin_pct);

@@ -15,6 +15,7 @@ struct ReportOptions {
   double margin_pct = NAN;   // --margin: equivalence margin of --compare, % in [0, 100); NaN: learned
   std::string html;          // path of a self-contained HTML page to write; empty: none
   double price = 0;          // dollars (> 0), prints price/score; 0: not given
+  bool price_given = false;  // --price was on the command line: it must then be > 0
   bool compare_gpus = false; // per-device perf relative to the best device
   std::string csv;           // path: the main table as CSV; empty: none
   std::string markdown;      // path: the main table + score as Markdown; empty: none
@@ -24,7 +25,8 @@ struct ReportOptions {
 // Prints the report to out, warnings/errors to err (one clear line each:
 // naming the file and what to do). Returns the process exit code: 0 ok,
 // 2 bad input (missing/unreadable/malformed input, weights or compare file,
-// negative price, --margin outside [0, 100)), 1 when the HTML, CSV or Markdown file cannot be written.
+// a price that is not > 0, --margin outside [0, 100); limits and checks: report/summary_check.hpp), 1 when the
+// HTML, CSV or Markdown file cannot be written.
 int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err);
 
 // Writes the summary JSON of OUTDIR to out_file (atomically: temp file +

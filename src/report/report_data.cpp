@@ -98,6 +98,60 @@ double weighted_score(const std::vector<ReportRow>& rows) {
   return sw > 0 ? std::exp(swl / sw) : kNaN;
 }
 
+double suite_score(const std::map<std::string, double>& weights, const std::map<std::string, double>& perf) {
+  double sw = 0, swl = 0;
+  for (const auto& [name, w] : weights) {
+    sw += w;
+    auto it = perf.find(name);
+    if (it != perf.end() && std::isfinite(it->second) && it->second > 0) swl += w * std::log(it->second);
+  }
+  return sw > 0 ? std::exp(swl / sw) : kNaN;
+}
+
+namespace {
+
+bool usable(double perf_adj) { return std::isfinite(perf_adj) && perf_adj > 0; }
+
+// Coverage and the original's scores (ReportData's comments).
+void fill_scores(ReportData& d, const json& weights, const std::vector<ReportRow>& base_rows) {
+  std::map<std::string, double> w, ours, base;
+  for (const auto& r : d.rows) ours[r.name] = r.perf_adj;
+  for (const auto& b : base_rows) base[b.name] = b.perf_adj;
+  if (weights.is_object()) {
+    for (const auto& [name, entry] : weights.items()) {
+      double v = weight_of(weights, name);
+      if (std::isfinite(v) && v > 0) w[name] = v;
+    }
+  } else {
+    for (const auto& [name, perf] : ours) w[name] = 1.0;
+    for (const auto& [name, perf] : base) w[name] = 1.0;
+  }
+  d.weighted_tests = static_cast<int>(w.size());
+  std::map<std::string, double> common;
+  for (const auto& [name, weight] : w) {
+    auto o = ours.find(name);
+    const bool have = o != ours.end() && usable(o->second);
+    if (have)
+      ++d.covered_tests;
+    else
+      d.missing_tests.push_back(name);
+    auto b = base.find(name);
+    if (have && b != base.end() && usable(b->second)) common[name] = weight;
+  }
+  d.score = suite_score(w, ours);
+  d.base_score = d.score_ratio = d.common_score = d.common_base_score = d.common_ratio = kNaN;
+  if (!d.has_compare) return;
+  d.base_score = suite_score(w, base);
+  d.score_ratio = d.score / d.base_score;
+  d.common_tests = static_cast<int>(common.size());
+  if (common.empty()) return;
+  d.common_score = suite_score(common, ours);
+  d.common_base_score = suite_score(common, base);
+  d.common_ratio = d.common_score / d.common_base_score;
+}
+
+}  // namespace
+
 ReportData build_report(const json& summary, const json& weights, const json& baseline, double price, bool compare_gpus,
                         const std::string& title, double margin_pct) {
   if (!summary.is_object()) throw std::runtime_error("summary is not a JSON object");
@@ -130,9 +184,7 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
   }
   d.failure_rate = d.total_n > 0 ? d.total_fail / d.total_n : kNaN;
   d.failure_pass = d.failure_rate <= 0.01;
-  d.score = weighted_score(d.rows);
   d.score_ci = score_interval(d.rows, summary, d.score_ci_parametric, d.score_ci_note);
-  d.base_score = d.score_ratio = kNaN;
   if (d.has_compare) {
     if (!baseline.is_object()) throw std::runtime_error("baseline is not a JSON object");
     for (const auto& [name, entry] : baseline.items()) {
@@ -140,10 +192,9 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
       b.weight = weight_of(weights, name);
       base_rows.push_back(b);
     }
-    d.base_score = weighted_score(base_rows);
-    d.score_ratio = d.score / d.base_score;
     d.inventory_diffs = inventory_differences(summary, baseline);
   }
+  fill_scores(d, weights, base_rows);
   if (compare_gpus) {
     for (const auto& [name, entry] : summary.items()) {
       if (!entry.is_object() || !entry.contains("pergpu") || !entry["pergpu"].is_object() || entry["pergpu"].empty())

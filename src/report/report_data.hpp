@@ -71,8 +71,20 @@ struct ReportData {
   double failure_rate = 0;                      // total_fail / total_n (NaN when total_n is 0)
   bool failure_pass = false;                    // failure_rate <= 1%
   std::map<std::string, double> failure_kinds;  // summed "failure_kinds" of the summary (kind -> count)
-  double score = 0;                             // weighted geometric mean of perf_adj
-  double base_score = 0, score_ratio = 0;       // with compare
+  // The original's rule (milarun/lib/report.py, _score): a weighted
+  // geometric mean of perf_adj in which a weighted test without a result
+  // keeps its weight in the denominator and adds nothing to the sum.
+  double score = 0;
+  double base_score = 0, score_ratio = 0;  // with compare, same rule on the baseline's side
+  // Coverage: the weighted tests (weight > 0 in the weights file; without
+  // one, every test of the summary and the baseline) and how many of them
+  // have a result here (a finite perf_adj > 0). covered < weighted: partial.
+  int weighted_tests = 0, covered_tests = 0;
+  std::vector<std::string> missing_tests;  // weighted tests without a result
+  // With compare: scores over the weighted tests both sides have, weights
+  // renormalised over them, and their ratio (NaN when none in common).
+  int common_tests = 0;
+  double common_score = 0, common_base_score = 0, common_ratio = 0;
   double price = 0;                             // dollars; 0 = not given
   std::vector<GpuRatios> gpus;                  // with compare_gpus
   Interval score_ci = no_interval();            // 95% CI of score (weights fixed)
@@ -93,6 +105,12 @@ ReportRow make_row(const std::string& name, const nlohmann::json& entry);
 // exp(sum(w*log(perf_adj)) / sum(w)) over rows with a finite weight > 0 and
 // finite perf_adj > 0; NaN when there is no such row.
 double weighted_score(const std::vector<ReportRow>& rows);
+
+// The original's score: exp(sum over `perf` entries of `weights`' tests with
+// a finite perf > 0 of w*log(perf) / sum of every weight in `weights`). A
+// test without a usable perf keeps its weight and adds 0. NaN when the
+// weights sum to 0.
+double suite_score(const std::map<std::string, double>& weights, const std::map<std::string, double>& perf);
 
 // Builds the report of `summary`, with the evidence of evidence.hpp beside
 // the original numbers. `weights` is an object {test: {weight}}

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "report/evidence.hpp"
+#include "results/input_checks.hpp"
 
 namespace milabench {
 namespace fs = std::filesystem;
@@ -19,7 +20,7 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string fmt_warning(const fs::path& p, const std::string& what) {
-  return "warning: skipping " + p.string() + ": " + what + " (fix or remove the file)";
+  return terminal_safe("warning: skipping " + p.string() + ": " + what + " (fix or remove the file)");
 }
 
 // Number from a JSON value; NaN for null, "NaN" strings and non-numbers.
@@ -71,6 +72,7 @@ struct Loaded {
 
 bool load_result(const fs::path& p, Loaded& out, std::vector<std::string>& warnings) {
   try {
+    check_file_size(p.string(), kMaxResultFileBytes, "a result file");
     out.doc = read_json_file(p.string());
   } catch (const std::exception& e) {
     warnings.push_back(fmt_warning(p, e.what()));
@@ -81,6 +83,10 @@ bool load_result(const fs::path& p, Loaded& out, std::vector<std::string>& warni
     return false;
   }
   out.name = out.doc["name"].get<std::string>();
+  if (terminal_safe(out.name) != out.name) {  // an ANSI escape would reach the terminal with every line naming it
+    warnings.push_back(fmt_warning(p, "its \"name\" holds control characters or bytes that are not UTF-8"));
+    return false;
+  }
   const json& jid = out.doc.value("job_id", json());
   bool subjob = out.doc.value("subjob", json(false)) == json(true);
   out.counted = !as_id(jid).empty() && !subjob;
@@ -97,6 +103,27 @@ std::vector<fs::path> json_files(const std::string& outdir) {
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// Why a run's rates are nonsense ("" when usable): a negative, non-finite or
+// absurd slice rate, or a throughput (perf) that is not positive.
+std::string rates_problem(const std::vector<double>& rates, double perf) {
+  for (double r : rates) {
+    if (!std::isfinite(r)) return "a rate is not a finite number";
+    if (r < 0) return "a rate is negative";
+    if (r > kMaxPlausibleRate) return "a rate is over 1e12 examples/s";
+  }
+  if (std::isfinite(perf) && perf <= 0) return "its throughput (mean of the last rates) is 0";
+  return "";
+}
+
+// A failure kind as written by milarun ([a-z_]+); anything else is "unknown".
+std::string known_kind(const json& k) {
+  if (!k.is_string()) return "unknown";
+  const std::string s = k.get<std::string>();
+  if (s.empty() || s.size() > 32 || s.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
+    return "unknown";
+  return s;
 }
 
 }  // namespace
@@ -147,7 +174,8 @@ json parse_json_lenient(const std::string& text) {
   return json::parse(s);
 }
 
-json read_json_file(const std::string& path) {
+json read_json_file(const std::string& path, std::uint64_t max_bytes) {
+  check_file_size(path, max_bytes, "this file");
   std::ifstream in(path);
   if (!in) throw std::runtime_error(path + ": cannot open");
   std::stringstream ss;
@@ -193,6 +221,7 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     Acc& a = acc[r.name];
     a.n++;
     bool ok = d.value("success", json(false)) == json(true);
+    bool nonsense = false;  // a success whose numbers cannot be right: "bad_result"
     if (d.contains("metrics") && d["metrics"].is_object())
       for (const auto& m : d["metrics"]) ok = ok && !metric_is_bad(m);
     std::vector<double> perfs;
@@ -207,8 +236,14 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
       }
       for (const auto& [k, v] : timings.items()) {
         if (k.rfind("train", 0) != 0 || !v.is_object()) continue;
-        double perf = perf_of_rates(as_rates(v.value("rates", json())));
+        const std::vector<double> rates = as_rates(v.value("rates", json()));
+        double perf = perf_of_rates(rates);
         if (!std::isfinite(perf)) ok = false;
+        if (std::string why = rates_problem(rates, perf); ok && !why.empty()) {
+          warnings.push_back(terminal_safe("warning: " + p.string() + ": counted as failed (bad_result): " + why));
+          ok = false;
+          nonsense = true;
+        }
         perfs.push_back(perf);
         const std::string label = p.filename().string() + (k == "train" ? "" : ":" + k);
         evidence.push_back(run_evidence(label, dev, v));
@@ -219,8 +254,10 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
       a.failures++;
       const json k = d.value("failure_kind", json());
       // Older results and NaN metrics carry no kind; a success flag with bad numbers is "bad_result".
-      a.failure_kinds[k.is_string() ? k.get<std::string>()
-                                    : d.value("success", json(false)) == json(true) ? "bad_result" : "unknown"]++;
+      a.failure_kinds[nonsense                                        ? "bad_result"
+                      : k.is_string()                                 ? known_kind(k)
+                      : d.value("success", json(false)) == json(true) ? "bad_result"
+                                                                      : "unknown"]++;
     } else {
       a.train.insert(a.train.end(), perfs.begin(), perfs.end());
       a.runs.insert(a.runs.end(), evidence.begin(), evidence.end());

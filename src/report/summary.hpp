@@ -2,11 +2,13 @@
 // baselines (baselines/*/*.json): per test {n, failures, total, train,
 // pergpu, peak_memory}, each stats block {n, min, max, mean, std}.
 #pragma once
+#include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "results/input_checks.hpp"
 
 #include "report/run_series.hpp"
 
@@ -29,15 +31,19 @@ nlohmann::json compute_stats(const std::vector<double>& values);
 nlohmann::json parse_json_lenient(const std::string& text);
 
 // Reads and parses a JSON file (lenient). Throws std::runtime_error naming
-// the path when it cannot be opened or parsed.
-nlohmann::json read_json_file(const std::string& path);
+// the path when it is larger than max_bytes (checked before reading), cannot
+// be opened or parsed. Limits: results/input_checks.hpp.
+nlohmann::json read_json_file(const std::string& path, std::uint64_t max_bytes = kMaxResultFileBytes);
 
 // Summary JSON of every `*.json` result file directly in `outdir`, keyed by
 // test name: the baselines' keys plus "stats" (intervals, steady state,
 // fairness, noise; see evidence.hpp) and "inventory" (distinct machine
 // facts of the test's results). Files without job_id, or with subjob true, are not counted;
-// unreadable or invalid files are skipped with one line each appended to
-// `warnings`. Throws std::runtime_error when `outdir` is not a directory.
+// unreadable or invalid files (over kMaxResultFileBytes, checked before
+// reading; a "name" holding control characters) are skipped with
+// one line each appended to `warnings`. A success whose rates are negative,
+// non-finite or absurd, or whose throughput is 0, counts as a failure of kind
+// "bad_result", with a warning. Throws std::runtime_error when `outdir` is not a directory.
 nlohmann::json summarize_directory(const std::string& outdir, std::vector<std::string>& warnings);
 
 // Rate curves and facts (run_series.hpp: one per "train*" timings entry) of

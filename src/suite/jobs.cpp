@@ -20,6 +20,7 @@
 #include "launch/interrupt.hpp"
 #include "launch/isolation.hpp"
 #include "launch/topology.hpp"
+#include "results/input_checks.hpp"
 #include "results/result_file.hpp"
 #include "suite/plan.hpp"
 #include "suite/profile.hpp"
@@ -60,37 +61,79 @@ void print_results(const std::string& dir, std::ostream& out) {
   }
 }
 
-// Warns, before anything runs, about each test whose --dataset is absent.
-void warn_missing_datasets(const Profile& profile, const JobsOptions& o, std::ostream& err) {
-  std::map<std::string, std::vector<std::string>> users;  // dataset -> tests
-  for (const auto& t : profile.tests) {
-    if (!o.names.empty() && std::find(o.names.begin(), o.names.end(), t.name) == o.names.end()) continue;
-    auto it = t.arguments.find("--dataset");
-    if (it != t.arguments.end() && it->is_string()) users[it->get<std::string>()].push_back(t.name);
-  }
-  if (users.empty()) return;
-  std::vector<std::string> names;
-  for (const auto& [name, tests] : users) names.push_back(name);
-  std::istringstream lines(o.check_datasets(names, o.dataroot));
-  for (std::string line; std::getline(lines, line);) {
-    auto tab = line.find('\t');
-    if (tab == std::string::npos || !users.count(line.substr(0, tab))) continue;
-    for (const auto& t : users[line.substr(0, tab)])
-      err << fmt::format("warning: test {}: {}\n", t, line.substr(tab + 1));
-  }
+// The tests of the plan, in order, as their runs will get them.
+std::vector<TestArguments> planned_tests(const Profile& profile, const JobsOptions& o) {
+  std::vector<TestArguments> tests;
+  for (const auto& t : profile.tests)
+    if (o.names.empty() || std::find(o.names.begin(), o.names.end(), t.name) != o.names.end())
+      tests.push_back({t.name, t.experiment, run_arguments(t, o.extra_args)});
+  return tests;
 }
 
-// Drops from the plan every run with a result in outdir; an interrupted
-// run's file is removed so that its new result does not duplicate it. The
-// ranks of a group (scaling.K) only make sense together: rank 0's result
-// decides for the whole wave.
+// One "error: PROFILE: test "T": problem" line per problem on err; false when any.
+bool preflight_ok(const Profile& profile, const JobsOptions& o, std::ostream& err) {
+  std::string lines;
+  try {
+    lines = o.preflight(planned_tests(profile, o), o.dataroot);
+  } catch (const std::exception& e) {
+    err << fmt::format("error: cannot check the tests of {} before running them: {}\n", profile.path, e.what());
+    return false;
+  }
+  std::istringstream in(lines);
+  int problems = 0;
+  for (std::string line; std::getline(in, line);) {
+    auto tab = line.find('\t');
+    if (tab == std::string::npos) continue;
+    err << fmt::format("error: {}: test \"{}\": {}\n", profile.path, line.substr(0, tab), line.substr(tab + 1));
+    ++problems;
+  }
+  return problems == 0;
+}
+
+// Result files in outdir of this plan's tests run with other arguments
+// (fixable failures aside: they are not measurements). One line per test.
+std::vector<std::string> mixed_arguments(const JobPlan& plan, const Profile& profile, const JobsOptions& o) {
+  std::map<std::string, std::vector<std::string>> expected;  // run name -> normalised arguments
+  for (std::size_t w = 0; w < plan.waves.size(); ++w)
+    for (const auto& t : profile.tests)
+      if (t.name == plan.wave_test[w]) {
+        std::vector<std::string> words;
+        for (const auto& a : run_arguments(t, o.extra_args)) words.push_back(normalize_number_word(a));
+        for (const auto& s : plan.waves[w]) expected[s.name] = words;
+      }
+  auto join = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const auto& a : v) out += (out.empty() ? "" : " ") + a;
+    return terminal_safe(out.empty() ? "(none)" : out);
+  };
+  std::map<std::string, std::string> lines;
+  for (const auto& [key, r] : existing_results(o.outdir)) {
+    auto it = expected.find(key.first);
+    if (it == expected.end() || !r.has_arguments || fixable_failure(r.failure_kind) || r.arguments == it->second)
+      continue;
+    lines.emplace(key.first, fmt::format("error: {} holds results of {} run with other arguments ({}), not ({}); use "
+                                         "another -o, or --mixed-arguments to add to them anyway",
+                                         o.outdir, key.first, join(r.arguments), join(it->second)));
+  }
+  std::vector<std::string> out;
+  for (auto& [name, line] : lines) out.push_back(line);
+  return out;
+}
+
+// Drops from the plan every run with a result in outdir, except failures a
+// user can fix (fixable_failure): those run again and their old file moves
+// to outdir/superseded/, so the new result does not duplicate it and nothing
+// is deleted. The ranks of a group (scaling.K) only make sense together:
+// rank 0's result decides for the whole wave.
 void skip_finished_runs(JobPlan& plan, const std::string& outdir, std::ostream& err) {
   auto done = existing_results(outdir);
   auto finished = [&](const ProcessSpec& s) {
     auto it = done.find({s.name, s.job_id});
-    return it != done.end() && it->second.failure_kind != "interrupted" && it->second.failure_kind != "not_started";
+    return it != done.end() && (it->second.success || !fixable_failure(it->second.failure_kind));
   };
+  const std::string superseded = outdir + "/superseded";
   int skipped = 0, again = 0;
+  std::map<std::string, int> kinds;
   for (auto& wave : plan.waves) {
     const bool group = std::any_of(wave.begin(), wave.end(), is_secondary_rank);
     bool group_done = false;
@@ -103,16 +146,42 @@ void skip_finished_runs(JobPlan& plan, const std::string& outdir, std::ostream& 
         continue;
       }
       auto it = done.find({spec.name, spec.job_id});
-      if (it != done.end()) {  // an interrupted run, or a rank of a group that runs again
-        ::unlink(it->second.path.c_str());
+      if (it != done.end()) {  // a fixable failure, or a rank of a group that runs again
+        const std::string& from = it->second.path;
+        const std::string to = superseded + "/" + from.substr(from.rfind('/') + 1);
+        if (!make_dirs(superseded) || ::rename(from.c_str(), to.c_str()) != 0)
+          ::unlink(from.c_str());  // cannot keep it aside: it must not count twice
         ++again;
+        ++kinds[it->second.failure_kind.empty() ? "other rank" : it->second.failure_kind];
       }
       keep.push_back(std::move(spec));
     }
     wave = std::move(keep);
   }
-  err << fmt::format("resume: {} run(s) already have a result and are skipped; {} interrupted run(s) run again\n",
-                     skipped, again);
+  std::string why;
+  for (const auto& [k, n] : kinds) why += fmt::format("{}{} {}", why.empty() ? "" : ", ", k, n);
+  err << fmt::format(
+      "resume: {} run(s) already have a result and are skipped; {} run(s) that failed for a reason "
+      "you can fix run again{}\n",
+      skipped, again, again ? fmt::format(" ({}; old files moved to {})", why, superseded) : "");
+}
+
+// "" when `dir` exists as a writable folder, or its closest existing parent
+// is one (so make_dirs can create it); else why not.
+std::string outdir_problem(const std::string& dir) {
+  std::string p = dir;
+  while (!p.empty()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) return p + " is not a directory";
+      return ::access(p.c_str(), W_OK | X_OK) == 0 ? "" : std::string(std::strerror(EACCES));
+    }
+    if (p == "." || p == "/") return "";
+    while (!p.empty() && p.back() == '/') p.pop_back();
+    const auto slash = p.rfind('/');
+    p = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
+  }
+  return "";
 }
 
 bool enough_space(const std::string& dir, double min_free_mb, std::ostream& err) {
@@ -172,8 +241,14 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     err << fmt::format("error: --devices must be positive (got {})\n", o.devices);
     return 2;
   }
-  if (o.max_duration_s < 0 || std::isnan(o.max_duration_s)) {
-    err << fmt::format("error: --max-duration must be a positive number of seconds (got {})\n", o.max_duration_s);
+  if (o.max_duration_s < 0 || std::isnan(o.max_duration_s) || o.max_duration_s > kMaxTimeoutSeconds) {
+    err << fmt::format("error: --max-duration must be a positive number of seconds, at most {:g} (got {})\n",
+                       kMaxTimeoutSeconds, o.max_duration_s);
+    return 2;
+  }
+
+  if (!std::isfinite(o.min_free_mb)) {
+    err << "error: --min-free-mb must be a finite number of MiB\n";
     return 2;
   }
 
@@ -181,7 +256,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   try {
     profile = load_profile(o.profile);
   } catch (const ProfileError& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << terminal_safe(e.what()) << "\n";
     return 2;
   }
 
@@ -198,7 +273,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   try {
     in.cpu_partitions = device_cpu_partitions(in.gpu_ids, in.devices);
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << terminal_safe(e.what()) << "\n";
     return 2;
   }
   JobPlan plan;
@@ -212,22 +287,33 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     }
     plan = build_plan(profile, in);
   } catch (const std::exception& e) {
-    err << "error: " << e.what() << "\n";
+    err << "error: " << terminal_safe(e.what()) << "\n";
     return 2;
   }
 
+  // -o is created only once every check passed; its closest existing folder must be writable.
+  if (std::string why = outdir_problem(o.outdir); !why.empty()) {
+    err << fmt::format("error: cannot write to output directory {}: {}\n", o.outdir, why);
+    return 2;
+  }
+  if (o.preflight && !preflight_ok(profile, o, err)) return 2;  // nothing started, -o not created
   if (!make_dirs(o.outdir) || ::access(o.outdir.c_str(), W_OK) != 0) {
     err << fmt::format("error: cannot write to output directory {}: {}\n", o.outdir, std::strerror(errno));
     return 2;
   }
   for (const auto& w : plan.warnings) err << w << "\n";
-  if (o.check_datasets) warn_missing_datasets(profile, o, err);
   if (o.max_duration_s > 0)
     for (auto& wave : plan.waves)
       for (auto& spec : wave) spec.timeout_s = o.max_duration_s;
-  if (o.resume) {
+  if (o.resume)
     if (int n = restore_unsaved(o.outdir, err))
       err << fmt::format("resume: {} result(s) moved back from {}\n", n, unsaved_dir(o.outdir));
+  if (!o.mixed_arguments) {
+    auto mixed = mixed_arguments(plan, profile, o);
+    for (const auto& line : mixed) err << line << "\n";
+    if (!mixed.empty()) return 2;
+  }
+  if (o.resume) {
     skip_finished_runs(plan, o.outdir, err);
   } else if (!existing_results(o.outdir).empty()) {
     err << fmt::format("note: {} already holds results; new ones are added (--resume skips the runs done)\n", o.outdir);
@@ -275,7 +361,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
           if (is_secondary_rank(s)) doc["subjob"] = true;  // the group's failure is rank 0's (plan.hpp)
           write_json_atomic(o.outdir + "/" + result_file_name(s.name, s.job_id, true), doc);
         } catch (const std::exception& e) {
-          err << "error: " << e.what() << "\n";
+          err << "error: " << terminal_safe(e.what()) << "\n";
         }
       }
     }

@@ -11,6 +11,12 @@
 
 namespace milabench {
 
+// One test as `milarun run` will get it (argv after "--"), for pre-flight checks.
+struct TestArguments {
+  std::string test, experiment;
+  std::vector<std::string> arguments;
+};
+
 struct JobsOptions {
   std::string profile;   // path to the profile JSON
   std::string dataroot;  // passed as -d to each run
@@ -27,13 +33,20 @@ struct JobsOptions {
   // No -o and no MILARUN_OUTROOT: results go to a fresh temporary folder
   // (named on `err`, kept) and every result's JSON is printed on `out`.
   bool json_to_stdout = false;
-  // Checks the tests' "--dataset" values before anything runs: returns one
-  // "NAME<tab>message" line per dataset absent under dataroot. Empty = no check.
-  std::function<std::string(const std::vector<std::string>& datasets, const std::string& dataroot)> check_datasets;
-  // Skip runs that already have a result in outdir (an interrupted one runs
-  // again and its file is replaced); results parked in unsaved_dir(outdir)
-  // are moved back first.
+  // Pre-flight, before anything starts: a dry run of every selected test's
+  // `milarun run` (experiment known, arguments parsed by the workload's own
+  // flag table) and of the dataset it reads under dataroot. Returns one
+  // "TEST<tab>problem" line per problem; throws std::runtime_error when it
+  // cannot check. Empty = no check.
+  std::function<std::string(const std::vector<TestArguments>& tests, const std::string& dataroot)> preflight;
+  // Skip runs that already have a result in outdir; a run whose result is a
+  // failure a user can fix (run_outcome.hpp, fixable_failure) runs again and
+  // its old file moves to outdir/superseded/. Results parked in
+  // unsaved_dir(outdir) are moved back first.
   bool resume = false;
+  // Allow results of the same test run with other arguments in outdir
+  // (refused by default: one summary would mix them).
+  bool mixed_arguments = false;
   double max_duration_s = 0;  // > 0: every run's time limit, overriding the profile's "timeout"
   // Stop before a wave when outdir's filesystem has less than this free.
   double min_free_mb = 16;
@@ -42,7 +55,8 @@ struct JobsOptions {
 // Runs the jobs. Progress lines go to `out`, warnings and errors to `err`.
 // Returns 0 when every process succeeded, 1 when one failed (a failure
 // result file is written for it if it left none) or the disk filled up, 2 on
-// bad options/profile or an unwritable outdir (nothing is run then), and
+// bad options/profile, a test that fails the pre-flight checks, results of
+// other arguments in outdir, or an unwritable outdir (nothing is run then), and
 // 128 + signal after SIGINT/SIGTERM/SIGHUP (children stopped, the unfinished
 // runs recorded as interrupted; `--resume` runs them and the rest).
 int run_jobs(const JobsOptions& o, std::ostream& out, std::ostream& err);

@@ -26,6 +26,12 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 
 }  // namespace
 
+std::vector<std::string> run_arguments(const TestSpec& t, const std::vector<std::string>& extra) {
+  auto words = map_arguments(t.arguments, extra);
+  words.insert(words.end(), extra.begin(), extra.end());
+  return words;
+}
+
 bool is_secondary_rank(const ProcessSpec& s) {
   auto it = s.env.find("RANK");
   return it != s.env.end() && it->second != "0";
@@ -66,9 +72,8 @@ JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
         std::vector<std::string> tail = {in.self_exe,         "run", t.experiment, "-d",   in.dataroot, "-o", in.outdir,
                                          "--experiment-name", name,  "--job-id",   job_id, "--"};
         s.argv.insert(s.argv.end(), tail.begin(), tail.end());
-        auto mapped = map_arguments(t.arguments, in.extra_args);
-        s.argv.insert(s.argv.end(), mapped.begin(), mapped.end());
-        s.argv.insert(s.argv.end(), in.extra_args.begin(), in.extra_args.end());
+        auto words = run_arguments(t, in.extra_args);
+        s.argv.insert(s.argv.end(), words.begin(), words.end());
         s.timeout_s = t.timeout_s;
         s.name = name;
         s.job_id = job_id;

@@ -58,6 +58,10 @@ struct PlanInputs {
 // PATH (naming the test, the program and its package).
 JobPlan build_plan(const Profile& profile, const PlanInputs& in);
 
+// The workload arguments (argv after "--") every run of `t` gets: the
+// profile's arguments (map_arguments), then `extra`, which overrides them.
+std::vector<std::string> run_arguments(const TestSpec& t, const std::vector<std::string>& extra);
+
 // Whether `s` is a rank other than 0 of a local rank group: its failure is
 // the group's, already recorded by rank 0, so a failure file for it is
 // marked "subjob" (not counted by the summary).

@@ -1,12 +1,16 @@
 #include "suite/profile.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
-#include <fmt/format.h>
+#include "results/input_checks.hpp"
 
 namespace milabench {
 
@@ -93,8 +97,9 @@ TestSpec read_test(const std::string& name, const ojson& t, const std::string& p
     }
   }
   if (auto to = t.find("timeout"); to != t.end() && !to->is_null()) {
-    if (!to->is_number() || to->get<double>() <= 0)
-      throw ProfileError(fmt::format("{}: test \"{}\": \"timeout\" must be a positive number of seconds", path, name));
+    if (!to->is_number() || !(to->get<double>() > 0) || to->get<double>() > kMaxTimeoutSeconds)
+      throw ProfileError(fmt::format("{}: test \"{}\": \"timeout\" must be a positive number of seconds, at most {:g}",
+                                     path, name, kMaxTimeoutSeconds));
     s.timeout_s = to->get<double>();
   }
   return s;
@@ -102,10 +107,45 @@ TestSpec read_test(const std::string& name, const ojson& t, const std::string& p
 
 }  // namespace
 
+namespace {
+
+// Parses `text` and throws ProfileError at the first key that appears twice
+// in one object (JSON keeps only one of them silently).
+ojson parse_without_duplicate_keys(const std::string& text, const std::string& path) {
+  struct Level {
+    std::vector<std::string> keys;
+    std::string key;  // the key whose value is being read
+  };
+  std::vector<Level> stack;
+  auto cb = [&](int, nlohmann::json::parse_event_t ev, ojson& parsed) {
+    using E = nlohmann::json::parse_event_t;
+    if (ev == E::object_start || ev == E::array_start) {
+      stack.push_back({});
+    } else if (ev == E::object_end || ev == E::array_end) {
+      if (!stack.empty()) stack.pop_back();
+    } else if (ev == E::key && !stack.empty()) {
+      Level& top = stack.back();
+      const std::string key = parsed.get<std::string>();
+      if (std::find(top.keys.begin(), top.keys.end(), key) != top.keys.end()) {
+        if (stack.size() == 1)
+          throw ProfileError(fmt::format("{}: test \"{}\" is defined twice — keep one", path, terminal_safe(key)));
+        throw ProfileError(fmt::format("{}: test \"{}\": key \"{}\" appears twice in one object — keep one", path,
+                                       terminal_safe(stack[0].key), terminal_safe(key)));
+      }
+      top.keys.push_back(key);
+      top.key = key;
+    }
+    return true;
+  };
+  return ojson::parse(text, cb);
+}
+
+}  // namespace
+
 Profile parse_profile(const std::string& text, const std::string& path) {
   ojson doc;
   try {
-    doc = ojson::parse(text);
+    doc = parse_without_duplicate_keys(text, path);
   } catch (const nlohmann::json::parse_error& e) {
     std::size_t line = 1, col = 1;
     std::size_t end = e.byte == 0 ? 0 : std::min<std::size_t>(e.byte - 1, text.size());
@@ -124,19 +164,38 @@ Profile parse_profile(const std::string& text, const std::string& path) {
   Profile prof;
   prof.path = path;
   prof.suite = stem_of(path);
+  // Results are named "<suite>.<test>.J<id>...json" in the output folder.
+  if (std::string why = unsafe_name_reason(prof.suite); !why.empty())
+    throw ProfileError(
+        fmt::format("{}: the file name gives the suite name \"{}\", which {}; rename the file to "
+                    "letters, digits, '_', '.', '+' or '-'",
+                    path, terminal_safe(prof.suite), why));
   ojson defaults = doc.contains("*") ? doc["*"] : ojson::object();
   if (!defaults.is_object())
     throw ProfileError(fmt::format("{}: test \"*\" (defaults) must be a JSON object", path));
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     if (it.key() == "*") continue;
+    if (std::string why = unsafe_name_reason(it.key()); !why.empty())
+      throw ProfileError(
+          fmt::format("{}: test name \"{}\" {}; a test name becomes part of result file names: use "
+                      "letters, digits, '_', '.', '+' or '-'",
+                      path, terminal_safe(it.key()), why));
     if (!it.value().is_object())
       throw ProfileError(fmt::format("{}: test \"{}\" must be a JSON object", path, it.key()));
     prof.tests.push_back(read_test(it.key(), merge_defaults(defaults, it.value()), path));
   }
+  if (prof.tests.empty())
+    throw ProfileError(
+        fmt::format("{}: the profile has no test (a JSON object of tests, as profiles/standard.json)", path));
   return prof;
 }
 
 Profile load_profile(const std::string& path) {
+  try {
+    check_file_size(path, kMaxInputFileBytes, "a profile");
+  } catch (const std::runtime_error& e) {
+    throw ProfileError(e.what());
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ProfileError(fmt::format("{}: cannot read profile", path));
   std::stringstream ss;
@@ -184,6 +243,15 @@ std::vector<std::string> map_arguments(const ojson& args, const std::vector<std:
     out.push_back(it.key());
     if (!v.is_boolean()) out.push_back(argument_value_string(v));
   }
+  return out;
+}
+
+std::string normalize_number_word(const std::string& word) {
+  static const std::regex numeric("^-?[0-9][0-9_]*(\\.[0-9_]+)?([eE][-+]?[0-9]+)?$");
+  if (word.find('_') == std::string::npos || !std::regex_match(word, numeric)) return word;
+  std::string out;
+  for (char c : word)
+    if (c != '_') out += c;
   return out;
 }
 

@@ -17,6 +17,10 @@ struct ProfileError : std::runtime_error {
 enum class PartitionType { PerGpu, GpuProgression };
 
 // One test of a profile, after the "*" defaults have been merged in.
+// The longest wall-clock limit a test may ask for (30 days): past it, the
+// limit is nonsense (and a deadline computed from it would overflow).
+constexpr double kMaxTimeoutSeconds = 30 * 24 * 3600.0;
+
 struct TestSpec {
   std::string name;                      // key in the profile, e.g. "vae"
   std::string experiment;                // e.g. "milarun.models.vae:main"
@@ -59,5 +63,9 @@ std::string argument_value_string(const nlohmann::ordered_json& v);
 // not appended here.
 std::vector<std::string> map_arguments(const nlohmann::ordered_json& args,
                                        const std::vector<std::string>& extra);
+
+// "1_000_000" -> "1000000" for numeric words; other words unchanged (as
+// Python's int() reads them; `milarun run` records the normalised words).
+std::string normalize_number_word(const std::string& word);
 
 }  // namespace milabench

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <ostream>
 
+#include "results/input_checks.hpp"
 #include "results/result_file.hpp"
 #include "suite/profile.hpp"
 
@@ -127,11 +128,18 @@ std::map<std::pair<std::string, std::string>, ExistingResult> existing_results(c
   for (const auto& f : json_files(outdir)) {
     std::string name, id;
     if (!split_result_name(f, name, id)) continue;
+    struct stat st {};
+    if (::stat((outdir + "/" + f).c_str(), &st) != 0 || static_cast<std::uint64_t>(st.st_size) > kMaxResultFileBytes)
+      continue;  // over the limit: not read (the summary skips it with a warning)
     std::ifstream in(outdir + "/" + f);
     auto doc = nlohmann::json::parse(in, nullptr, false);
     if (!doc.is_object()) continue;
     ExistingResult e;
     e.path = outdir + "/" + f;
+    if (doc.contains("arguments") && doc["arguments"].is_array()) {
+      e.has_arguments = true;
+      for (const auto& a : doc["arguments"]) e.arguments.push_back(a.is_string() ? a.get<std::string>() : a.dump());
+    }
     e.success = doc.value("success", false) == true;
     if (!e.success && doc.contains("failure_kind") && doc["failure_kind"].is_string())
       e.failure_kind = doc["failure_kind"];

@@ -41,10 +41,18 @@ struct ExistingResult {
   std::string path;
   bool success = false;
   std::string failure_kind;  // "" when success or unknown
+  bool has_arguments = false;  // the file records "arguments" (milarun run's argv after "--")
+  std::vector<std::string> arguments;
 };
 
+// Failure kinds a user can fix before running again (a bad flag or data,
+// missing data, a stop signal): `jobs --resume` runs these again.
+inline bool fixable_failure(const std::string& kind) {
+  return kind == "bad_input" || kind == "interrupted" || kind == "not_started";
+}
+
 // Result files of `outdir` keyed by (name, job_id) as their file names spell
-// them. Unreadable files count as absent (that run is done again). When a
+// them. Unreadable files and files over kMaxResultFileBytes count as absent (that run is done again). When a
 // run has several files, a success wins over a failure.
 std::map<std::pair<std::string, std::string>, ExistingResult> existing_results(const std::string& outdir);
 

@@ -90,9 +90,9 @@ rc=0; "$MILARUN" jobs broken.json -d data --devices 1 -o bad > bad.log 2>&1 || r
 [ $rc = 2 ] && grep -q "broken.json:2:" bad.log || fail "malformed profile: $(cat bad.log)"
 rm -rf data/mnist
 rc=0; "$MILARUN" jobs cpu.json -d data --devices 1 -o nodata --name vae -- --max-count 100 > nodata.log 2>&1 || rc=$?
-grep -q "dataset mnist is missing under data; it will fail: run milarun dataset mnist -d data" nodata.log \
-  || fail "missing dataset warning: $(cat nodata.log)"
-[ $rc = 1 ] && ls nodata/cpu.vae.J0.0.FAIL.*.json > /dev/null || fail "missing data should give a FAIL result"
+grep -q 'cpu.json: test "vae": --dataset milarun.datasets:mnist: dataset mnist is missing under data; make it: milarun dataset mnist -d data' nodata.log \
+  || fail "missing dataset: $(cat nodata.log)"
+[ $rc = 2 ] && [ ! -e nodata ] || fail "missing data should stop the suite before anything starts (exit 2): $rc"
 
 # Without -o (and no MILARUN_OUTROOT) the results' JSON goes to stdout.
 env -u MILARUN_OUTROOT "$MILARUN" jobs faults.json -d data --devices 1 --name good > stdout.json 2> stdout.err || fail "jobs without -o"

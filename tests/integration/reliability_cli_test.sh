@@ -82,7 +82,7 @@ for sig in INT TERM; do
   # Resume (short runs): the interrupted files are replaced, nothing is duplicated.
   "$MILARUN" jobs long.json -d data -o $out --devices 2 --resume -- --max-count 20000 > $out.resume.log 2>&1 \
     || fail "SIG$sig resume: $(cat $out.resume.log)"
-  grep -q "2 interrupted run(s) run again" $out.resume.log || fail "SIG$sig resume: $(cat $out.resume.log)"
+  grep -q "2 run(s) that failed for a reason you can fix run again (interrupted 2" $out.resume.log || fail "SIG$sig resume: $(cat $out.resume.log)"
   complete_once $out 4 || fail "SIG$sig: incomplete after resume"
 done
 

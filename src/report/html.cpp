@@ -98,6 +98,17 @@ std::string headline(const ReportData& d, const std::string& title) {
   if (d.has_compare)
     h += card("Against the baseline", "big", fixed(d.score_ratio, 3) + "×",
               "score ratio; baseline score " + fixed(d.base_score, 2));
+  if (d.covered_tests < d.weighted_tests) {
+    std::string missing;
+    for (const auto& m : d.missing_tests) missing += (missing.empty() ? "" : ", ") + m;
+    h += card("Partial suite", "medium", fmt::format("{} of {} tests", d.covered_tests, d.weighted_tests),
+              "missing: " + html_escape(missing) +
+                  ". The score follows the original's rule (a missing test keeps its weight and adds nothing)" +
+                  (d.has_compare && d.common_tests > 0 ? fmt::format("; ratio over the {} tests both sides have: {}×",
+                                                                     d.common_tests, fixed(d.common_ratio, 3))
+                                                       : std::string()),
+              true);
+  }
   if (d.price > 0)
     h += card("Price per score point", "medium", "$" + fixed(d.price / d.score, 2),
               "machine price $" + fixed(d.price, 0));

@@ -195,6 +195,11 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
     d.inventory_diffs = inventory_differences(summary, baseline);
   }
   fill_scores(d, weights, base_rows);
+  if (d.covered_tests < d.weighted_tests) {  // the interval covers the tests with results only
+    d.score_ci = no_interval();
+    d.score_ci_note =
+        fmt::format("no interval: partial suite ({} of {} weighted tests)", d.covered_tests, d.weighted_tests);
+  }
   if (compare_gpus) {
     for (const auto& [name, entry] : summary.items()) {
       if (!entry.is_object() || !entry.contains("pergpu") || !entry["pergpu"].is_object() || entry["pergpu"].empty())

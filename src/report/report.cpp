@@ -1,17 +1,18 @@
 #include "report/report.hpp"
 
+#include <fmt/format.h>
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
 
-#include <fmt/format.h>
-#include <unistd.h>
-
 #include "report/export.hpp"
 #include "report/html.hpp"
 #include "report/summary.hpp"
+#include "results/atomic_write.hpp"
 
 namespace milabench {
 namespace fs = std::filesystem;
@@ -49,19 +50,16 @@ std::string ci_cell(const ReportRow& r) {
 void print_evidence(const ReportData& d, std::ostream& out) {
   out << "\nsteady state and fairness (warm-up median/max s; slice CI half-width %; run-to-run noise %;\n"
          "device means min/max and the worst copy's share of their mean)\n";
-  std::string head = fmt::format("{:<28} {:>13} {:>8} {:>8} {:>8} {:>7} {:>12} {:>12} {:>12}", "test",
-                                 "warmup_s", "unsteady", "u_stable", "slice%", "noise%", "dev_min",
-                                 "dev_max", "worst_share");
+  std::string head = fmt::format("{:<28} {:>13} {:>8} {:>8} {:>8} {:>7} {:>12} {:>12} {:>12}", "test", "warmup_s",
+                                 "unsteady", "u_stable", "slice%", "noise%", "dev_min", "dev_max", "worst_share");
   out << head << "\n" << std::string(head.size(), '-') << "\n";
   for (const auto& r : d.rows) {
-    const std::string warm = std::isnan(r.warmup_median_s)
-                                 ? "-"
-                                 : cell(r.warmup_median_s, 1) + "/" + cell(r.warmup_max_s, 1);
-    const std::string share =
-        std::isnan(r.worst_share) ? "-" : cell(r.worst_share, 3) + " (" + r.worst_device + ")";
-    out << fmt::format("{:<28} {:>13} {:>8} {:>8} {:>8} {:>7} {:>12} {:>12} {:>12}\n", r.name, warm,
-                       r.unsteady_runs, r.until_stable_runs, cell(r.slice_ci_pct, 1),
-                       cell(r.noise_pct, 1), cell(r.dev_min), cell(r.dev_max), share);
+    const std::string warm =
+        std::isnan(r.warmup_median_s) ? "-" : cell(r.warmup_median_s, 1) + "/" + cell(r.warmup_max_s, 1);
+    const std::string share = std::isnan(r.worst_share) ? "-" : cell(r.worst_share, 3) + " (" + r.worst_device + ")";
+    out << fmt::format("{:<28} {:>13} {:>8} {:>8} {:>8} {:>7} {:>12} {:>12} {:>12}\n", r.name, warm, r.unsteady_runs,
+                       r.until_stable_runs, cell(r.slice_ci_pct, 1), cell(r.noise_pct, 1), cell(r.dev_min),
+                       cell(r.dev_max), share);
   }
   bool any_unsteady = false, any_until = false;
   for (const auto& r : d.rows) any_unsteady |= !r.unsteady.empty(), any_until |= !r.until_stable.empty();
@@ -78,8 +76,8 @@ void print_evidence(const ReportData& d, std::ostream& out) {
   if (!d.has_compare) return;
   out << "\nsignificance against the baseline (two-sided, alpha 0.05; a difference under the noise "
          "floor is \"same\")\n";
-  head = fmt::format("{:<28} {:>8} {:>8} {:<13} {:>9} {:>22} {}", "test", "diff%", "floor%", "method",
-                     "p", "effect", "verdict");
+  head = fmt::format("{:<28} {:>8} {:>8} {:<13} {:>9} {:>22} {}", "test", "diff%", "floor%", "method", "p", "effect",
+                     "verdict");
   out << head << "\n" << std::string(head.size() + 8, '-') << "\n";
   for (const auto& r : d.rows) {
     if (r.sig.method.empty()) continue;
@@ -102,26 +100,6 @@ std::string p_cell(double p) {
   return fmt::format("{:.4f}", p);
 }
 
-void write_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error(path + ": cannot write (check the folder exists and is writable)");
-    f << text;
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error(path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot rename into place (" + ec.message() + ")");
-  }
-}
-
 // Energy table, only for tests whose power was measured (GPU NVML or CPU RAPL).
 static void print_energy(const ReportData& d, std::ostream& out) {
   bool any = false;
@@ -135,17 +113,15 @@ static void print_energy(const ReportData& d, std::ostream& out) {
 
 void print_report(const ReportData& d, std::ostream& out) {
   if (!d.title.empty()) out << d.title << "\n\n";
-  std::string head = fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", "test", "weight",
-                                 "n", "fail", "perf", "std%", "perf_adj");
+  std::string head = fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", "test", "weight", "n", "fail", "perf",
+                                 "std%", "perf_adj");
   if (d.has_compare)
-    head += fmt::format(" {:>12} {:>10} {:>13} {:>14}", "perf_base", "perf_ratio", "perf_base_adj",
-                        "perf_ratio_adj");
+    head += fmt::format(" {:>12} {:>10} {:>13} {:>14}", "perf_base", "perf_ratio", "perf_base_adj", "perf_ratio_adj");
   head += "  perf 95% CI";
   out << head << "\n" << std::string(head.size(), '-') << "\n";
   for (const auto& r : d.rows) {
-    out << fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", r.name, cell(r.weight, 0),
-                       cell(r.n, 0), cell(r.fail, 0), cell(r.perf), cell(r.std_pct, 1),
-                       cell(r.perf_adj));
+    out << fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", r.name, cell(r.weight, 0), cell(r.n, 0),
+                       cell(r.fail, 0), cell(r.perf), cell(r.std_pct, 1), cell(r.perf_adj));
     if (d.has_compare)
       out << fmt::format(" {:>12} {:>10} {:>13} {:>14}", cell(r.perf_base), cell(r.perf_ratio, 3),
                          cell(r.perf_base_adj), cell(r.perf_ratio_adj, 3));
@@ -154,23 +130,29 @@ void print_report(const ReportData& d, std::ostream& out) {
   }
   print_energy(d, out);
   out << "\n";
+  // The scores block as report.py's Table: "Label:" padded to the longest label + 2.
+  std::vector<std::pair<std::string, std::string>> scores;
   const std::string kinds = failure_kinds_text(d);
-  out << fmt::format("{:<20} {:>10}% ({}/{}) {}{}\n", "failure rate", cell(d.failure_rate * 100),
-                     cell(d.total_fail, 0), cell(d.total_n, 0), d.failure_pass ? "PASS" : "FAIL",
-                     kinds.empty() ? "" : "  by kind: " + kinds);
-  out << fmt::format("{:<20} {:>10}\n", "score", cell(d.score));
+  scores.push_back({"Failure rate", fmt::format("{:>9}% ({}) ({}/{}){}", cell(d.failure_rate * 100),
+                                                d.failure_pass ? "PASS" : "FAIL", cell(d.total_fail, 0),
+                                                cell(d.total_n, 0), kinds.empty() ? "" : "  by kind: " + kinds)});
+  scores.push_back({"Score", fmt::format("{:>10}", cell(d.score))});
   if (d.score_ci.valid())
-    out << fmt::format("{:<20} [{}, {}] (bootstrap over runs, weights fixed{})\n", "score 95% CI",
-                       cell(d.score_ci.lo), cell(d.score_ci.hi),
-                       d.score_ci_parametric ? "; normal draws for tests without per-run values" : "");
+    scores.push_back(
+        {"score 95% CI",
+         fmt::format("[{}, {}] (bootstrap over runs, weights fixed{})", cell(d.score_ci.lo), cell(d.score_ci.hi),
+                     d.score_ci_parametric ? "; normal draws for tests without per-run values" : "")});
   if (d.has_compare) {
-    out << fmt::format("{:<20} {:>10}\n", "baseline score", cell(d.base_score));
-    out << fmt::format("{:<20} {:>10}\n", "score ratio", cell(d.score_ratio, 3));
+    scores.push_back({"Score (baseline)", fmt::format("{:>10}", cell(d.base_score))});
+    scores.push_back({"Ratio", fmt::format("{:>10}", cell(d.score_ratio))});
   }
   if (d.price > 0) {
-    out << fmt::format("{:<20} {:>10}\n", "price ($)", cell(d.price));
-    out << fmt::format("{:<20} {:>10}\n", "price/score", cell(d.price / d.score, 4));
+    scores.push_back({"Price ($)", fmt::format("{:>10}", cell(d.price))});
+    scores.push_back({"RPP (Price / Score)", fmt::format("{:>10}", cell(d.price / d.score))});
   }
+  size_t width = 0;
+  for (const auto& [k, v] : scores) width = std::max(width, k.size() + 2);
+  for (const auto& [k, v] : scores) out << fmt::format("{:<{}} {}\n", k + ":", width, v);
   if (!d.gpus.empty()) {
     out << "\nper-GPU perf relative to the best device\n";
     for (const auto& g : d.gpus) {
@@ -188,8 +170,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   }
   std::error_code ec;
   if (opts.input.empty() || !fs::exists(opts.input, ec)) {
-    err << "error: input " << opts.input
-        << ": not found (pass a results directory or a summary JSON file)\n";
+    err << "error: input " << opts.input << ": not found (pass a results directory or a summary JSON file)\n";
     return 2;
   }
   json summary;
@@ -227,11 +208,11 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   if (!d.inventory_diffs.empty())
     err << "warning: --compare " << opts.compare << ": " << d.inventory_diffs.size()
         << " inventory difference(s), listed at the end of the report (compare like with like)\n";
-  for (const auto& [path, text] : {std::make_pair(opts.csv, table_csv(d)),
-                                   std::make_pair(opts.markdown, table_markdown(d))}) {
+  for (const auto& [path, text] :
+       {std::make_pair(opts.csv, table_csv(d)), std::make_pair(opts.markdown, table_markdown(d))}) {
     if (path.empty()) continue;
     try {
-      write_file_atomic(path, text);
+      write_text_atomic(path, text);
     } catch (const std::exception& e) {
       err << "error: export " << e.what() << "\n";
       return 1;
@@ -239,7 +220,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   }
   if (!opts.html.empty()) {
     try {
-      write_file_atomic(opts.html, render_html(d, is_dir ? &series : nullptr));
+      write_text_atomic(opts.html, render_html(d, is_dir ? &series : nullptr));
     } catch (const std::exception& e) {
       err << "error: html " << e.what() << "\n";
       return 1;
@@ -248,8 +229,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   return 0;
 }
 
-int run_summary(const std::string& outdir, const std::string& out_file, std::ostream& out,
-                std::ostream& err) {
+int run_summary(const std::string& outdir, const std::string& out_file, std::ostream& out, std::ostream& err) {
   std::vector<std::string> warnings;
   json summary;
   try {
@@ -265,7 +245,7 @@ int run_summary(const std::string& outdir, const std::string& out_file, std::ost
     return 0;
   }
   try {
-    write_file_atomic(out_file, text);
+    write_text_atomic(out_file, text);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return 1;

@@ -16,10 +16,13 @@ struct ReportRow {
   std::string name;
   double weight = 0;  // NaN when a weights file is given and lacks the test
   double n = 0, fail = 0;
-  double perf = 0;                                                              // train.mean, examples/s
-  double std_pct = 0;                                                           // train.std / train.mean * 100
-  double perf_adj = 0;                                                          // perf * (1 - std/perf) * (1 - fail/n)
-  double perf_base = 0, perf_ratio = 0, perf_base_adj = 0, perf_ratio_adj = 0;  // with compare
+  double perf = 0;     // train.mean, examples/s
+  double std = 0;      // train.std, examples/s
+  double std_pct = 0;  // train.std / train.mean * 100
+  // (1 - fail/n) * (perf - min(std, perf)): report.py's perf_adj with the variance penalty
+  double perf_adj = 0;
+  // With compare: perf_base_adj = perf_base - min(std_base, perf_base) (report.py: no failure factor).
+  double perf_base = 0, perf_ratio = 0, perf_base_adj = 0, perf_ratio_adj = 0;
   // Mean over runs whose power was measured (summary "energy"); NaN otherwise.
   double joules_per_example = 0, examples_per_watt = 0;
 
@@ -64,6 +67,9 @@ struct ReportData {
   bool score_ci_parametric = false;             // some tests had no per-run values
   std::vector<std::string> inventory_diffs;     // with compare
 };
+
+// report.py's perf_base_adj of a baseline row: perf - min(std, perf).
+double baseline_adjusted(const ReportRow& baseline_row);
 
 // Table row of one summary entry (baseline schema); fields missing -> NaN.
 ReportRow make_row(const std::string& name, const nlohmann::json& entry);

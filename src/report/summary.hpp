@@ -3,10 +3,9 @@
 // pergpu, peak_memory}, each stats block {n, min, max, mean, std}.
 #pragma once
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace milabench {
 
@@ -30,10 +29,15 @@ nlohmann::json parse_json_lenient(const std::string& text);
 // the path when it cannot be opened or parsed.
 nlohmann::json read_json_file(const std::string& path);
 
-// Summary JSON of every `*.json` result file directly in `outdir`, keyed by
-// test name: the baselines' keys plus "stats" (intervals, steady state,
-// fairness, noise; see evidence.hpp) and "inventory" (distinct machine
-// facts of the test's results). Files without job_id, or with subjob true, are not counted;
+// Summary JSON of every `*.json` result file in `outdir` and its sub-folders,
+// as the original's report.py: grouped by ResultRecord::group() (test name;
+// "name.<device_count>" for the original's gpu-progression results), the
+// baselines' keys {n, failures, total, train, pergpu, peak_memory} where
+// total, train, pergpu and peak_memory come from successful runs only and
+// pergpu is keyed by the run's one device (ResultRecord::pergpu_device);
+// plus "stats" (intervals, steady state, fairness, noise; see evidence.hpp)
+// and "inventory" (distinct machine facts and milarun versions of the test's
+// results). Files without job_id, or with sub_job true, are not counted;
 // unreadable or invalid files are skipped with one line each appended to
 // `warnings`. Throws std::runtime_error when `outdir` is not a directory.
 nlohmann::json summarize_directory(const std::string& outdir, std::vector<std::string>& warnings);
@@ -44,8 +48,9 @@ struct RateSeries {
   std::vector<double> rates;  // examples/s per 0.5 s slice
 };
 
-// Rate curves (timings.train only) of the counted results in `outdir`, keyed
-// by test name. Same skipping rules as summarize_directory.
+// Rate curves (timings.train only) of the counted results in `outdir` and
+// its sub-folders, keyed as summarize_directory; labels are paths under
+// `outdir`. Same skipping rules as summarize_directory.
 std::map<std::string, std::vector<RateSeries>> collect_rate_series(const std::string& outdir,
                                                                    std::vector<std::string>& warnings);
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "launch/cgroups.hpp"
+#include "devices/gpu_ids.hpp"
 #include "launch/devices.hpp"
 #include "launch/student_groups.hpp"
 #include "launch/topology.hpp"

@@ -18,7 +18,9 @@
 
 #include "cli/cgroups_cmd.hpp"
 #include "cli/cli_args.hpp"
+#include "launch/self_exe.hpp"
 #include "report/report.hpp"
+#include "results/version.hpp"
 #include "suite/jobs.hpp"
 
 using namespace milabench;
@@ -35,11 +37,7 @@ std::string env_or(const char* key, const std::string& fallback) {
 // $MILARUN_WORKER, else milarun-torch in this binary's folder.
 std::string worker_path() {
   if (const char* w = std::getenv("MILARUN_WORKER"); w && *w) return w;
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string self = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "milarun";
-  auto slash = self.rfind('/');
-  return (slash == std::string::npos ? std::string(".") : self.substr(0, slash)) + "/milarun-torch";
+  return sibling_exe_path("milarun-torch");
 }
 
 bool worker_usable(const std::string& path, std::ostream& err) {
@@ -85,6 +83,10 @@ std::string capture(const std::vector<std::string>& argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
+    std::cout << version_line() << "\n";
+    return 0;
+  }
   if (argc > 1 && kWorkerCommands.count(argv[1])) {
     std::string worker = worker_path();
     if (!worker_usable(worker, std::cerr)) return 2;
@@ -94,7 +96,7 @@ int main(int argc, char** argv) {
   }
   auto [own, rest] = split_at_double_dash(argc, argv);
 
-  CLI::App app("milarun: training benchmarks (milabench in C++)", "milarun");
+  CLI::App app("milarun: training benchmarks (milabench in C++); `milarun --version` prints the version", "milarun");
   app.require_subcommand(1);
   // Listed for --help; handled by milarun-torch (see kWorkerCommands).
   app.add_subcommand("run", "run one experiment in this process (`milarun run NAME -- --help`)");
@@ -121,6 +123,9 @@ int main(int argc, char** argv) {
                "allow results of the same test run with other arguments in -o (refused by default)");
   jb->add_option("--max-duration", jo.max_duration_s,
                  "wall-clock limit per run in seconds, overriding the profile's \"timeout\" (default 3600)");
+  jb->add_option("--min-duration", jo.min_duration_s,
+                 "every run continues past --max-count until this many seconds were timed (fast machines)")
+      ->check(CLI::NonNegativeNumber);
   jb->add_option("--min-free-mb", jo.min_free_mb, "stop before a test when -o has less free space (MiB)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

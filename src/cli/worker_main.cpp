@@ -14,40 +14,38 @@
 
 #include "cli/cli_args.hpp"
 #include "cli/dataset_cmd.hpp"
-#include "cli/run_cmd.hpp"
 #include "data/dataset.hpp"
 #include "results/input_checks.hpp"
+#include "launch/self_exe.hpp"
+#include "results/result_record.hpp"
+#include "results/run_exit.hpp"
+#include "results/version.hpp"
+#include "run/run_app.hpp"
+#include "run/run_harness.hpp"
 #include "workloads/workload.hpp"
 
 using namespace milabench;
 
-static std::string self_exe() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "milarun";
-}
-
 static int rerun(const std::string& file, const std::string& out, const std::vector<std::string>& overrides) {
   std::ifstream in(file);
-  nlohmann::json r;
-  try {
-    if (!in) throw std::runtime_error("cannot open");
-    r = nlohmann::json::parse(in);
-  } catch (const std::exception& e) {
-    std::cerr << fmt::format("milarun rerun: {}: not a readable result file ({})\n", file, e.what());
-    return 2;
+  std::string why = "cannot open";
+  std::optional<ResultRecord> r;
+  if (in) {
+    nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    why = "not JSON";
+    if (!doc.is_discarded()) r = parse_result_record(doc, &why);
+    if (r && r->experiment.empty()) why = "no \"experiment\"", r.reset();
+  }
+  if (!r) {
+    std::cerr << fmt::format("milarun rerun: {}: not a readable result file of milarun ({})\n", file, why);
+    return kRunExitUsage;
   }
   RunOptions o;
-  try {  // a key of the wrong type is bad input, named like a malformed file
-    o.experiment = r.value("experiment", r.value("workload", std::string()));
-    o.dataroot = r.value("dataroot", std::string());
-    o.experiment_name = r.value("name", std::string());
-    if (r.contains("job_id") && r["job_id"].is_string()) o.job_id = r["job_id"];
-    if (r.contains("arguments")) o.args = r["arguments"].get<std::vector<std::string>>();
-  } catch (const nlohmann::json::exception& e) {
-    std::cerr << fmt::format("milarun rerun: {}: not a result file of this milarun ({})\n", file, e.what());
-    return 2;
-  }
+  o.experiment = r->experiment;
+  o.dataroot = r->dataroot;
+  o.experiment_name = r->name;
+  o.job_id = r->job_id;
+  o.args = r->arguments;
   o.out = out;
   // An override replaces the flag and its value in the recorded arguments.
   for (size_t i = 0; i < overrides.size(); ++i) {
@@ -65,12 +63,11 @@ static int rerun(const std::string& file, const std::string& out, const std::vec
                                 o.experiment_name, o.job_id, out.empty() ? "" : " -o " + out);
   for (const auto& a : o.args) cmd += " " + a;
   std::cerr << "rerun: " << cmd << "\n";
-  if (r.contains("environ"))
-    for (auto& [k, v] : r["environ"].items()) {
-      std::cerr << fmt::format("  env {}={}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
-      if (v.is_string()) setenv(k.c_str(), v.get<std::string>().c_str(), 1);
-    }
-  o.call = {self_exe(), "rerun", file};
+  for (auto& [k, v] : r->environ.items()) {
+    std::cerr << fmt::format("  env {}={}\n", k, v.is_string() ? v.get<std::string>() : v.dump());
+    if (v.is_string()) setenv(k.c_str(), v.get<std::string>().c_str(), 1);
+  }
+  o.call = {self_exe_path(), "rerun", file};
   return run_experiment(o);
 }
 
@@ -104,6 +101,10 @@ static int check_args(const std::string& experiment, const std::vector<std::stri
 }
 
 int main(int argc, char** argv) {
+  if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
+    std::cout << version_line() << "\n";
+    return 0;
+  }
   auto [own, rest] = split_at_double_dash(argc, argv);
   std::vector<std::string> call(argv, argv + argc);
 

@@ -3,7 +3,7 @@
 #include <ctime>
 #include <fstream>
 
-#include "results/result_file.hpp"
+#include "results/atomic_write.hpp"
 
 namespace milabench {
 

@@ -14,7 +14,7 @@
 #include "data/data_error.hpp"
 #include "data/idx_format.hpp"
 #include "data/manifest.hpp"
-#include "results/result_file.hpp"
+#include "results/atomic_write.hpp"
 
 namespace milabench {
 namespace {

@@ -16,7 +16,7 @@
 #include <stdexcept>
 
 #include "data/manifest.hpp"
-#include "results/result_file.hpp"
+#include "results/atomic_write.hpp"
 
 namespace milabench {
 namespace {

@@ -14,7 +14,7 @@
 #include <unordered_set>
 
 #include "data/manifest.hpp"
-#include "results/result_file.hpp"
+#include "results/atomic_write.hpp"
 
 namespace milabench {
 namespace {

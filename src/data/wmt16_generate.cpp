@@ -23,7 +23,7 @@
 
 #include "data/manifest.hpp"
 #include "data/wmt16.hpp"
-#include "results/result_file.hpp"
+#include "results/atomic_write.hpp"
 
 namespace milabench {
 namespace {

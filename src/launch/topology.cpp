@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <map>
 
+#include "devices/nvml.hpp"
 #include "launch/devices.hpp"
-#include "monitor/nvml.hpp"
 
 namespace milabench {
 
@@ -25,8 +25,7 @@ std::vector<std::vector<int>> pci_local_cpus(const std::vector<std::string>& bus
     if (!dev) continue;
     hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(topo, dev);
     if (!near || !near->cpuset) continue;
-    for (int c = hwloc_bitmap_first(near->cpuset); c >= 0; c = hwloc_bitmap_next(near->cpuset, c))
-      out[i].push_back(c);
+    for (int c = hwloc_bitmap_first(near->cpuset); c >= 0; c = hwloc_bitmap_next(near->cpuset, c)) out[i].push_back(c);
   }
   hwloc_topology_destroy(topo);
   return out;

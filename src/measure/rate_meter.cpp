@@ -19,6 +19,12 @@ void RateMeter::begin() {
   }
 }
 
+void RateMeter::arm() {
+  if (started_ || finished_) return;
+  last_return_ = clock_();
+  armed_ = true;
+}
+
 void RateMeter::exclude_since_step() {
   if (!block_open_) last_return_ = clock_();
 }
@@ -27,7 +33,7 @@ bool RateMeter::step(int64_t n) {
   if (finished_) return false;
   double end = clock_();
   if (!block_open_) {
-    block_start_ = started_ ? last_return_ : end;
+    block_start_ = started_ || armed_ ? last_return_ : end;
     if (!started_) {
       start_ = block_start_;
       started_ = true;

@@ -46,6 +46,11 @@ class RateMeter {
   void begin();
   // Same as begin(); the name the harness uses before the first iteration.
   void start() { begin(); }
+  // The harness calls it when it hands control to the workload: a first
+  // step() with no begin() before it times its block from here (set-up
+  // included, as before workloads marked their blocks). Once a workload
+  // calls begin() first, this time is not used.
+  void arm();
   // Closes the current block (see above) with n examples. Returns true when
   // at least one slice closed here.
   bool step(int64_t n);
@@ -98,7 +103,7 @@ class RateMeter {
   double total_time_ = 0;
   double start_ = 0, end_ = 0;
   double block_start_ = 0, last_return_ = 0;
-  bool started_ = false, ended_ = false, block_open_ = false, finished_ = false;
+  bool started_ = false, ended_ = false, block_open_ = false, finished_ = false, armed_ = false;
   bool stable_ = false;
   size_t slices_closed_ = 0;
 };

@@ -7,13 +7,16 @@
 #include <string>
 #include <vector>
 
+#include "measure/summary_window.hpp"
+
 namespace milabench {
 
 struct SteadyOptions {
   double sample_duration = 0.5;  // seconds per slice
-  // The summary window: rates[-window_slices - drop_last : -drop_last].
-  int window_slices = 18;
-  int drop_last = 2;
+  // The summary window: rates[-window_slices - drop_last : -drop_last]
+  // (measure/summary_window.hpp).
+  int window_slices = kSummaryWindowSlices;
+  int drop_last = kSummaryWindowDropLast;
   // Trend: the least-squares slope, times the window's length, may change
   // the rate by at most max_drift (fraction of the window's mean), unless the
   // slope is not distinguishable from noise: two-sided test at trend_alpha

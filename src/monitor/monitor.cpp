@@ -6,9 +6,9 @@
 #include <limits>
 #include <optional>
 
-#include "launch/devices.hpp"
+#include "devices/gpu_ids.hpp"
+#include "devices/nvml.hpp"
 #include "monitor/host_sensors.hpp"
-#include "monitor/nvml.hpp"
 
 namespace milabench {
 
@@ -177,8 +177,10 @@ json Monitor::stop() {
   std::optional<double> gpu_energy;
   for (const auto& g : s.gpus) {
     std::optional<double> e;
-    if (g.energy_first && g.energy_last) e = *g.energy_last - *g.energy_first;
-    else if (g.power.n > 0) e = g.power_integral_j;
+    if (g.energy_first && g.energy_last)
+      e = *g.energy_last - *g.energy_first;
+    else if (g.power.n > 0)
+      e = g.power_integral_j;
     if (e) gpu_energy = gpu_energy.value_or(0.0) + *e;
     gpu_monitor[g.id] = {{"name", g.name},
                          {"load", g.load.to_json()},

@@ -14,6 +14,7 @@
 #include "report/summary.hpp"
 #include "report/summary_check.hpp"
 #include "results/input_checks.hpp"
+#include "results/atomic_write.hpp"
 
 namespace milabench {
 namespace fs = std::filesystem;
@@ -74,19 +75,16 @@ void print_compare(const ReportData& d, std::ostream& out) {
 void print_evidence(const ReportData& d, std::ostream& out) {
   out << "\nsteady state and fairness (warm-up median/max s; slice CI half-width %; run-to-run noise %;\n"
          "device means min/max and the worst copy's share of their mean)\n";
-  std::string head = fmt::format("{:<28} {:>13} {:>8} {:>8} {:>8} {:>7} {:>12} {:>12} {:>12}", "test",
-                                 "warmup_s", "unsteady", "u_stable", "slice%", "noise%", "dev_min",
-                                 "dev_max", "worst_share");
+  std::string head = fmt::format("{:<28} {:>13} {:>8} {:>8} {:>8} {:>7} {:>12} {:>12} {:>12}", "test", "warmup_s",
+                                 "unsteady", "u_stable", "slice%", "noise%", "dev_min", "dev_max", "worst_share");
   out << head << "\n" << std::string(head.size(), '-') << "\n";
   for (const auto& r : d.rows) {
-    const std::string warm = std::isnan(r.warmup_median_s)
-                                 ? "-"
-                                 : cell(r.warmup_median_s, 1) + "/" + cell(r.warmup_max_s, 1);
-    const std::string share =
-        std::isnan(r.worst_share) ? "-" : cell(r.worst_share, 3) + " (" + r.worst_device + ")";
-    out << fmt::format("{:<28} {:>13} {:>8} {:>8} {:>8} {:>7} {:>12} {:>12} {:>12}\n", r.name, warm,
-                       r.unsteady_runs, r.until_stable_runs, cell(r.slice_ci_pct, 1),
-                       cell(r.noise_pct, 1), cell(r.dev_min), cell(r.dev_max), share);
+    const std::string warm =
+        std::isnan(r.warmup_median_s) ? "-" : cell(r.warmup_median_s, 1) + "/" + cell(r.warmup_max_s, 1);
+    const std::string share = std::isnan(r.worst_share) ? "-" : cell(r.worst_share, 3) + " (" + r.worst_device + ")";
+    out << fmt::format("{:<28} {:>13} {:>8} {:>8} {:>8} {:>7} {:>12} {:>12} {:>12}\n", r.name, warm, r.unsteady_runs,
+                       r.until_stable_runs, cell(r.slice_ci_pct, 1), cell(r.noise_pct, 1), cell(r.dev_min),
+                       cell(r.dev_max), share);
   }
   bool any_unsteady = false, any_until = false;
   for (const auto& r : d.rows) any_unsteady |= !r.unsteady.empty(), any_until |= !r.until_stable.empty();
@@ -114,26 +112,6 @@ std::string p_cell(double p) {
   if (std::isnan(p)) return "-";
   if (p < 1e-4) return "<0.0001";
   return fmt::format("{:.4f}", p);
-}
-
-void write_file_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) throw std::runtime_error(path + ": cannot write (check the folder exists and is writable)");
-    f << text;
-    f.flush();
-    if (!f) {
-      std::remove(tmp.c_str());
-      throw std::runtime_error(path + ": write failed");
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error(path + ": cannot rename into place (" + ec.message() + ")");
-  }
 }
 
 // Energy table, only for tests whose power was measured (GPU NVML or CPU RAPL).
@@ -164,11 +142,10 @@ static std::string coverage_text(const ReportData& d) {
 void print_report(const ReportData& d, std::ostream& out) {
   if (!d.title.empty()) out << terminal_safe(d.title) << "\n\n";
   out << coverage_text(d);
-  std::string head = fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", "test", "weight",
-                                 "n", "fail", "perf", "std%", "perf_adj");
+  std::string head = fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", "test", "weight", "n", "fail", "perf",
+                                 "std%", "perf_adj");
   if (d.has_compare)
-    head += fmt::format(" {:>12} {:>10} {:>13} {:>14}", "perf_base", "perf_ratio", "perf_base_adj",
-                        "perf_ratio_adj");
+    head += fmt::format(" {:>12} {:>10} {:>13} {:>14}", "perf_base", "perf_ratio", "perf_base_adj", "perf_ratio_adj");
   head += "  perf 95% CI";
   out << head << "\n" << std::string(head.size(), '-') << "\n";
   for (const auto& r : d.rows) {
@@ -182,28 +159,34 @@ void print_report(const ReportData& d, std::ostream& out) {
   }
   print_energy(d, out);
   out << "\n";
+  // The scores block as report.py's Table: "Label:" padded to the longest label + 2.
+  std::vector<std::pair<std::string, std::string>> scores;
   const std::string kinds = failure_kinds_text(d);
-  out << fmt::format("{:<20} {:>10}% ({}/{}) {}{}\n", "failure rate", cell(d.failure_rate * 100),
-                     cell(d.total_fail, 0), cell(d.total_n, 0), d.failure_pass ? "PASS" : "FAIL",
-                     kinds.empty() ? "" : "  by kind: " + kinds);
-  out << fmt::format("{:<20} {:>10}\n", "score", cell(d.score));
+  scores.push_back({"Failure rate", fmt::format("{:>9}% ({}) ({}/{}){}", cell(d.failure_rate * 100),
+                                                d.failure_pass ? "PASS" : "FAIL", cell(d.total_fail, 0),
+                                                cell(d.total_n, 0), kinds.empty() ? "" : "  by kind: " + kinds)});
+  scores.push_back({"Score", fmt::format("{:>10}", cell(d.score))});
   if (d.score_ci.valid())
-    out << fmt::format("{:<20} [{}, {}] ({})\n", "score 95% CI", cell(d.score_ci.lo), cell(d.score_ci.hi),
-                       d.score_ci_note);
+    scores.push_back({"score 95% CI", fmt::format("[{}, {}] ({})", cell(d.score_ci.lo), cell(d.score_ci.hi),
+                                                  d.score_ci_note)});
   else if (!d.score_ci_note.empty())
-    out << fmt::format("{:<20} {}\n", "score 95% CI", d.score_ci_note);
+    scores.push_back({"score 95% CI", d.score_ci_note});
   if (d.has_compare) {
-    out << fmt::format("{:<20} {:>10}\n", "baseline score", cell(d.base_score));
-    out << fmt::format("{:<20} {:>10}\n", "score ratio", cell(d.score_ratio, 3));
+    scores.push_back({"Score (baseline)", fmt::format("{:>10}", cell(d.base_score))});
+    scores.push_back({"Ratio", fmt::format("{:>10}", cell(d.score_ratio))});
     if (d.covered_tests < d.weighted_tests)
-      out << fmt::format("{:<20} {:>10}  (over the {} weighted test(s) both sides have: score {} / baseline {})\n",
-                         "common ratio", cell(d.common_ratio, 3), d.common_tests, cell(d.common_score),
-                         cell(d.common_base_score));
+      scores.push_back({"common ratio", fmt::format("{:>10}  (over the {} weighted test(s) both sides have: score {} / "
+                                                    "baseline {})",
+                                                    cell(d.common_ratio, 3), d.common_tests, cell(d.common_score),
+                                                    cell(d.common_base_score))});
   }
   if (d.price > 0) {
-    out << fmt::format("{:<20} {:>10}\n", "price ($)", cell(d.price));
-    out << fmt::format("{:<20} {:>10}\n", "price/score", cell(d.price / d.score, 4));
+    scores.push_back({"Price ($)", fmt::format("{:>10}", cell(d.price))});
+    scores.push_back({"RPP (Price / Score)", fmt::format("{:>10}", cell(d.price / d.score))});
   }
+  size_t width = 0;
+  for (const auto& [k, v] : scores) width = std::max(width, k.size() + 2);
+  for (const auto& [k, v] : scores) out << fmt::format("{:<{}} {}\n", k + ":", width, v);
   if (!d.gpus.empty()) {
     out << "\nper-GPU perf relative to the best device\n";
     for (const auto& g : d.gpus) {
@@ -222,8 +205,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   }
   std::error_code ec;
   if (opts.input.empty() || !fs::exists(opts.input, ec)) {
-    err << "error: input " << opts.input
-        << ": not found (pass a results directory or a summary JSON file)\n";
+    err << "error: input " << opts.input << ": not found (pass a results directory or a summary JSON file)\n";
     return 2;
   }
   json summary;
@@ -271,11 +253,11 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   if (!d.inventory_diffs.empty())
     err << "warning: --compare " << opts.compare << ": " << d.inventory_diffs.size()
         << " inventory difference(s), listed at the end of the report (compare like with like)\n";
-  for (const auto& [path, text] : {std::make_pair(opts.csv, table_csv(d)),
-                                   std::make_pair(opts.markdown, table_markdown(d))}) {
+  for (const auto& [path, text] :
+       {std::make_pair(opts.csv, table_csv(d)), std::make_pair(opts.markdown, table_markdown(d))}) {
     if (path.empty()) continue;
     try {
-      write_file_atomic(path, text);
+      write_text_atomic(path, text);
     } catch (const std::exception& e) {
       err << "error: export " << e.what() << "\n";
       return 1;
@@ -283,7 +265,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   }
   if (!opts.html.empty()) {
     try {
-      write_file_atomic(opts.html, render_html(d, is_dir ? &series : nullptr));
+      write_text_atomic(opts.html, render_html(d, is_dir ? &series : nullptr));
     } catch (const std::exception& e) {
       err << "error: html " << e.what() << "\n";
       return 1;
@@ -292,8 +274,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   return 0;
 }
 
-int run_summary(const std::string& outdir, const std::string& out_file, std::ostream& out,
-                std::ostream& err) {
+int run_summary(const std::string& outdir, const std::string& out_file, std::ostream& out, std::ostream& err) {
   std::vector<std::string> warnings;
   json summary;
   try {
@@ -309,7 +290,7 @@ int run_summary(const std::string& outdir, const std::string& out_file, std::ost
     return 0;
   }
   try {
-    write_file_atomic(out_file, text);
+    write_text_atomic(out_file, text);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return 1;

@@ -43,8 +43,4 @@ void print_report(const ReportData& d, std::ostream& out);
 // "0.0123", "<0.0001", or "-" for NaN.
 std::string p_cell(double p);
 
-// Writes `text` to `path` via a temp file in the same folder + rename.
-// Throws std::runtime_error naming the path on failure.
-void write_file_atomic(const std::string& path, const std::string& text);
-
 }  // namespace milabench

@@ -69,6 +69,8 @@ std::map<std::string, std::vector<std::string>> summary_context(const json& summ
 
 }  // namespace
 
+double baseline_adjusted(const ReportRow& b) { return b.perf - std::min(b.std, b.perf); }
+
 ReportRow make_row(const std::string& name, const json& entry) {
   ReportRow r;
   r.name = name;
@@ -80,7 +82,10 @@ ReportRow make_row(const std::string& name, const json& entry) {
   r.perf = num(train, "mean");
   const double sd = num(train, "std");
   r.std_pct = sd / r.perf * 100.0;
-  r.perf_adj = r.perf * (1.0 - sd / r.perf) * (1.0 - r.fail / r.n);
+  r.std = sd;
+  // report.py with the variance penalty (the spec's perf * (1 - std%) * (1 - fail/n)),
+  // clamped as the original: the penalty never exceeds perf.
+  r.perf_adj = (1.0 - r.fail / r.n) * (r.perf - std::min(sd, r.perf));
   r.perf_base = r.perf_ratio = r.perf_base_adj = r.perf_ratio_adj = kNaN;
   const json energy = entry.is_object() ? entry.value("energy", json()) : json();
   r.joules_per_example = num(energy.is_object() ? energy.value("joules_per_example", json()) : json(), "mean");
@@ -170,8 +175,8 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
       fill_row_evidence(b, baseline[name]);
       r.perf_base = b.perf;
       r.perf_ratio = r.perf / b.perf;
-      r.perf_base_adj = b.perf_adj;
-      r.perf_ratio_adj = r.perf_adj / b.perf_adj;
+      r.perf_base_adj = baseline_adjusted(b);
+      r.perf_ratio_adj = r.perf_adj / r.perf_base_adj;
       fill_significance(r, entry, baseline[name], margin_pct);
       r.ratio_ci = ratio_interval(r, b);
     }
@@ -190,6 +195,7 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
     for (const auto& [name, entry] : baseline.items()) {
       ReportRow b = make_row(name, entry);
       b.weight = weight_of(weights, name);
+      b.perf_adj = baseline_adjusted(b);  // the baseline's score uses perf_base_adj (report.py)
       base_rows.push_back(b);
     }
     d.inventory_diffs = inventory_differences(summary, baseline);

@@ -18,10 +18,13 @@ struct ReportRow {
   std::string count_unit;  // what perf counts per second ("images"); "" when no result or summary records it
   double weight = 0;       // NaN when a weights file is given and lacks the test
   double n = 0, fail = 0;
-  double perf = 0;                                                              // train.mean, examples/s
-  double std_pct = 0;                                                           // train.std / train.mean * 100
-  double perf_adj = 0;                                                          // perf * (1 - std/perf) * (1 - fail/n)
-  double perf_base = 0, perf_ratio = 0, perf_base_adj = 0, perf_ratio_adj = 0;  // with compare
+  double perf = 0;     // train.mean, examples/s
+  double std = 0;      // train.std, examples/s
+  double std_pct = 0;  // train.std / train.mean * 100
+  // (1 - fail/n) * (perf - min(std, perf)): report.py's perf_adj with the variance penalty
+  double perf_adj = 0;
+  // With compare: perf_base_adj = perf_base - min(std_base, perf_base) (report.py: no failure factor).
+  double perf_base = 0, perf_ratio = 0, perf_base_adj = 0, perf_ratio_adj = 0;
   // 95% interval of perf_ratio (with compare): each side's CI as a relative
   // half-width on the log scale, the two combined in quadrature.
   Interval ratio_ci = no_interval();
@@ -98,6 +101,9 @@ struct ReportData {
   bool has_runs = false;                 // input was a results directory (attach_runs)
   std::vector<WindowFlag> window_flags;  // flagged runs and runs with --min-duration
 };
+
+// report.py's perf_base_adj of a baseline row: perf - min(std, perf).
+double baseline_adjusted(const ReportRow& baseline_row);
 
 // Table row of one summary entry (baseline schema); fields missing -> NaN.
 ReportRow make_row(const std::string& name, const nlohmann::json& entry);

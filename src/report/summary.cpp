@@ -8,8 +8,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "measure/summary_window.hpp"
 #include "report/evidence.hpp"
 #include "results/input_checks.hpp"
+#include "results/result_record.hpp"
+#include "results/result_scan.hpp"
 
 namespace milabench {
 namespace fs = std::filesystem;
@@ -27,13 +30,6 @@ std::string fmt_warning(const fs::path& p, const std::string& what) {
 double as_number(const json& v) {
   if (v.is_number()) return v.get<double>();
   return kNaN;
-}
-
-std::vector<double> as_rates(const json& v) {
-  std::vector<double> out;
-  if (!v.is_array()) return out;
-  for (const auto& x : v) out.push_back(as_number(x));
-  return out;
 }
 
 bool metric_is_bad(const json& v) {
@@ -54,20 +50,11 @@ std::string as_id(const json& v) {
   return "";
 }
 
-// gpu-progression tests are named <suite>.<test>.<K> with K the GPU count.
-bool is_gpu_progression(const std::string& name) {
-  auto first = name.find('.');
-  auto last = name.rfind('.');
-  if (first == std::string::npos || first == last || last + 1 >= name.size()) return false;
-  return std::all_of(name.begin() + last + 1, name.end(), [](unsigned char c) { return std::isdigit(c); });
-}
-
-// One counted result file, loaded. Returns false (with a warning) when the
-// file is not a usable result; sets `counted` false for subjob/no-job-id.
+// One result file, loaded and read into its record. Returns false (with a
+// warning) when the file is not a usable result.
 struct Loaded {
   json doc;
-  std::string name;
-  bool counted = false;
+  ResultRecord rec;
 };
 
 bool load_result(const fs::path& p, Loaded& out, std::vector<std::string>& warnings) {
@@ -78,30 +65,27 @@ bool load_result(const fs::path& p, Loaded& out, std::vector<std::string>& warni
     warnings.push_back(fmt_warning(p, e.what()));
     return false;
   }
-  if (!out.doc.is_object() || !out.doc.contains("name") || !out.doc["name"].is_string()) {
-    warnings.push_back(fmt_warning(p, "not a result file (no \"name\" string)"));
+  std::string why;
+  auto rec = parse_result_record(out.doc, &why);
+  if (!rec) {
+    warnings.push_back(fmt_warning(p, why));
     return false;
   }
-  out.name = out.doc["name"].get<std::string>();
-  if (terminal_safe(out.name) != out.name) {  // an ANSI escape would reach the terminal with every line naming it
+  if (terminal_safe(rec->name) != rec->name) {  // an ANSI escape would reach the terminal with every line naming it
     warnings.push_back(fmt_warning(p, "its \"name\" holds control characters or bytes that are not UTF-8"));
     return false;
   }
-  const json& jid = out.doc.value("job_id", json());
-  bool subjob = out.doc.value("subjob", json(false)) == json(true);
-  out.counted = !as_id(jid).empty() && !subjob;
+  out.rec = std::move(*rec);
   return true;
 }
 
+// Every result file under `outdir`, its sub-folders included (report.py walks them).
 std::vector<fs::path> json_files(const std::string& outdir) {
   std::error_code ec;
   if (!fs::is_directory(outdir, ec))
     throw std::runtime_error(outdir + ": not a directory (pass the output directory of milarun run)");
   std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(outdir, ec)) {
-    if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path());
-  }
-  std::sort(files.begin(), files.end());
+  for (const auto& f : json_files_in(outdir, /*recursive=*/true)) files.push_back(f);
   return files;
 }
 
@@ -117,26 +101,34 @@ std::string rates_problem(const std::vector<double>& rates, double perf) {
   return "";
 }
 
-// A failure kind as written by milarun ([a-z_]+); anything else is "unknown".
-std::string known_kind(const json& k) {
-  if (!k.is_string()) return "unknown";
-  const std::string s = k.get<std::string>();
-  if (s.empty() || s.size() > 32 || s.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") != std::string::npos)
-    return "unknown";
-  return s;
+// The label of a file in charts and evidence: its path under `outdir`.
+std::string file_label(const fs::path& p, const std::string& outdir) {
+  std::error_code ec;
+  auto rel = fs::relative(p, outdir, ec);
+  return ec || rel.empty() ? p.filename().string() : rel.string();
+}
+
+// report.py's peak memory of one run: the GPU memory of its one device, or
+// of every device it watched; without GPU telemetry, its host RSS peak (ours).
+double peak_memory_of(const ResultRecord& r) {
+  double peak = kNaN;
+  auto take = [&](const json& g) {
+    if (!g.is_object() || !g.contains("memory") || !g["memory"].is_object()) return;
+    double m = as_number(g["memory"].value("max", json()));
+    if (std::isfinite(m)) peak = std::isfinite(peak) ? std::max(peak, m) : m;
+  };
+  const std::string dev = r.pergpu_device();
+  if (!dev.empty() && r.gpu_monitor.contains(dev))
+    take(r.gpu_monitor[dev]);
+  else
+    for (const auto& g : r.gpu_monitor) take(g);
+  if (!std::isfinite(peak) && r.rss_peak_mb) peak = *r.rss_peak_mb;
+  return peak;
 }
 
 }  // namespace
 
-double perf_of_rates(const std::vector<double>& rates) {
-  const long n = static_cast<long>(rates.size());
-  const long begin = std::max(0L, n - 20);
-  const long end = std::max(0L, n - 2);
-  if (end <= begin) return kNaN;
-  double sum = 0;
-  for (long i = begin; i < end; ++i) sum += rates[i];
-  return sum / static_cast<double>(end - begin);
-}
+double perf_of_rates(const std::vector<double>& rates) { return summary_window_mean(rates); }
 
 json compute_stats(const std::vector<double>& values) {
   if (values.empty()) return json();
@@ -149,8 +141,7 @@ json compute_stats(const std::vector<double>& values) {
   const double mean = sum / values.size();
   double ss = 0;
   for (double v : values) ss += (v - mean) * (v - mean);
-  return {{"n", values.size()}, {"min", mn}, {"max", mx}, {"mean", mean},
-          {"std", std::sqrt(ss / values.size())}};
+  return {{"n", values.size()}, {"min", mn}, {"max", mx}, {"mean", mean}, {"std", std::sqrt(ss / values.size())}};
 }
 
 json parse_json_lenient(const std::string& text) {
@@ -161,14 +152,32 @@ json parse_json_lenient(const std::string& text) {
     char c = text[i];
     if (in_str) {
       s += c;
-      if (c == '\\' && i + 1 < text.size()) s += text[++i];
-      else if (c == '"') in_str = false;
+      if (c == '\\' && i + 1 < text.size())
+        s += text[++i];
+      else if (c == '"')
+        in_str = false;
       continue;
     }
-    if (c == '"') { in_str = true; s += c; continue; }
-    if (text.compare(i, 3, "NaN") == 0) { s += "null"; i += 2; continue; }
-    if (text.compare(i, 8, "Infinity") == 0) { s += "null"; i += 7; continue; }
-    if (text.compare(i, 9, "-Infinity") == 0) { s += "null"; i += 8; continue; }
+    if (c == '"') {
+      in_str = true;
+      s += c;
+      continue;
+    }
+    if (text.compare(i, 3, "NaN") == 0) {
+      s += "null";
+      i += 2;
+      continue;
+    }
+    if (text.compare(i, 8, "Infinity") == 0) {
+      s += "null";
+      i += 7;
+      continue;
+    }
+    if (text.compare(i, 9, "-Infinity") == 0) {
+      s += "null";
+      i += 8;
+      continue;
+    }
     s += c;
   }
   return json::parse(s);
@@ -207,83 +216,68 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     long n = 0, failures = 0;
     std::vector<double> total, train;
     std::map<std::string, std::vector<double>> pergpu;
-    double peak = kNaN;
+    double peak = 0;                                            // report.py's default
     std::vector<double> joules_per_example, examples_per_watt;  // runs whose power was measured
-    std::vector<RunEvidence> runs;      // successful timings entries
-    json inventory = json::object();    // {key: distinct values}
-    std::map<std::string, int> failure_kinds;  // failure_kind -> count
+    std::vector<RunEvidence> runs;                              // successful timings entries
+    json inventory = json::object();                            // {key: distinct values}
+    std::map<std::string, int> failure_kinds;                   // failure_kind -> count
   };
   std::map<std::string, Acc> acc;
   for (const auto& p : json_files(outdir)) {
-    Loaded r;
-    if (!load_result(p, r, warnings) || !r.counted) continue;
-    const json& d = r.doc;
-    Acc& a = acc[r.name];
+    Loaded l;
+    if (!load_result(p, l, warnings) || !l.rec.counted()) continue;
+    const json& d = l.doc;
+    const ResultRecord& r = l.rec;
+    Acc& a = acc[r.group()];
     a.n++;
-    bool ok = d.value("success", json(false)) == json(true);
-    bool nonsense = false;  // a success whose numbers cannot be right: "bad_result"
-    if (d.contains("metrics") && d["metrics"].is_object())
-      for (const auto& m : d["metrics"]) ok = ok && !metric_is_bad(m);
-    std::vector<double> perfs;
-    std::vector<RunEvidence> evidence;
+    // report.py's _successful: success and no NaN metric; ours also needs usable rates.
+    bool ok = r.success;
+    for (const auto& m : r.metrics) ok = ok && !metric_is_bad(m);
     const std::string dev = as_id(d.value("device", json()));
     merge_inventory(a.inventory, result_inventory(d));
-    const json timings = d.value("timings", json::object());
-    if (timings.is_object()) {
-      if (timings.contains("program") && timings["program"].is_object()) {
-        double t = as_number(timings["program"].value("time", json()));
-        if (std::isfinite(t)) a.total.push_back(t);
+    if (d.contains("milarun") && d["milarun"].is_object())
+      merge_inventory(a.inventory, {{"milarun", d["milarun"].value("version", std::string("?")) + " (" +
+                                                    d["milarun"].value("commit", std::string("?")) + ")"}});
+    std::vector<double> perfs;
+    std::vector<RunEvidence> evidence;
+    for (const auto& t : r.trains) {
+      double perf = perf_of_rates(t.rates);
+      if (!std::isfinite(perf)) ok = false;
+      if (std::string why = rates_problem(t.rates, perf); ok && !why.empty()) {  // kind "bad_result" below
+        warnings.push_back(terminal_safe("warning: " + p.string() + ": counted as failed (bad_result): " + why));
+        ok = false;
       }
-      for (const auto& [k, v] : timings.items()) {
-        if (k.rfind("train", 0) != 0 || !v.is_object()) continue;
-        const std::vector<double> rates = as_rates(v.value("rates", json()));
-        double perf = perf_of_rates(rates);
-        if (!std::isfinite(perf)) ok = false;
-        if (std::string why = rates_problem(rates, perf); ok && !why.empty()) {
-          warnings.push_back(terminal_safe("warning: " + p.string() + ": counted as failed (bad_result): " + why));
-          ok = false;
-          nonsense = true;
-        }
-        perfs.push_back(perf);
-        const std::string label = p.filename().string() + (k == "train" ? "" : ":" + k);
-        evidence.push_back(run_evidence(label, dev, v));
-      }
+      perfs.push_back(perf);
+      const std::string label = file_label(p, outdir) + (t.key == "train" ? "" : ":" + t.key);
+      evidence.push_back(run_evidence(label, dev, t.doc));
     }
     if (perfs.empty()) ok = false;
     if (!ok) {
       a.failures++;
-      const json k = d.value("failure_kind", json());
-      // Older results and NaN metrics carry no kind; a success flag with bad numbers is "bad_result".
-      a.failure_kinds[nonsense                                        ? "bad_result"
-                      : k.is_string()                                 ? known_kind(k)
-                      : d.value("success", json(false)) == json(true) ? "bad_result"
-                                                                      : "unknown"]++;
-    } else {
-      a.train.insert(a.train.end(), perfs.begin(), perfs.end());
-      a.runs.insert(a.runs.end(), evidence.begin(), evidence.end());
-      if (!dev.empty() && !is_gpu_progression(r.name))
-        a.pergpu[dev].insert(a.pergpu[dev].end(), perfs.begin(), perfs.end());
-      add_energy(d, perfs.front(), a.joules_per_example, a.examples_per_watt);
+      // Older results carry no kind; a success flag with bad numbers is "bad_result".
+      const FailureKind k = r.failure_kind ? *r.failure_kind
+                            : r.success    ? FailureKind::BadResult
+                                           : FailureKind::Unknown;
+      a.failure_kinds[failure_kind_name(k)]++;
+      continue;
     }
-    // Peak memory in MB: GPU memory when monitored, else host RSS.
-    double peak = kNaN;
-    if (d.contains("gpu_monitor") && d["gpu_monitor"].is_object())
-      for (const auto& g : d["gpu_monitor"]) {
-        if (!g.is_object() || !g.contains("memory") || !g["memory"].is_object()) continue;
-        double m = as_number(g["memory"].value("max", json()));
-        if (std::isfinite(m)) peak = std::isfinite(peak) ? std::max(peak, m) : m;
-      }
-    if (!std::isfinite(peak) && d.contains("memory") && d["memory"].is_object())
-      peak = as_number(d["memory"].value("rss_peak_mb", json()));
-    if (std::isfinite(peak)) a.peak = std::isfinite(a.peak) ? std::max(a.peak, peak) : peak;
+    // Totals, rates and peak memory from successful runs only (report.py).
+    if (r.program_time) a.total.push_back(*r.program_time);
+    a.train.insert(a.train.end(), perfs.begin(), perfs.end());
+    a.runs.insert(a.runs.end(), evidence.begin(), evidence.end());
+    const std::string gpu = r.pergpu_device();
+    if (!gpu.empty()) a.pergpu[gpu].insert(a.pergpu[gpu].end(), perfs.begin(), perfs.end());
+    add_energy(d, perfs.front(), a.joules_per_example, a.examples_per_watt);
+    const double peak = peak_memory_of(r);
+    if (std::isfinite(peak)) a.peak = std::max(a.peak, peak);
   }
   json out = json::object();
   for (const auto& [name, a] : acc) {
     json pg = json::object();
     for (const auto& [dev, v] : a.pergpu) pg[dev] = compute_stats(v);
-    json entry = {{"n", a.n}, {"failures", a.failures}, {"total", compute_stats(a.total)},
-                  {"train", compute_stats(a.train)}, {"pergpu", pg},
-                  {"peak_memory", std::isfinite(a.peak) ? json(a.peak) : json()}};
+    json entry = {
+        {"n", a.n},     {"failures", a.failures}, {"total", compute_stats(a.total)}, {"train", compute_stats(a.train)},
+        {"pergpu", pg}, {"peak_memory", a.peak}};
     if (!a.joules_per_example.empty())
       entry["energy"] = {{"joules_per_example", compute_stats(a.joules_per_example)},
                          {"examples_per_watt", compute_stats(a.examples_per_watt)}};
@@ -300,9 +294,9 @@ std::map<std::string, std::vector<RateSeries>> collect_rate_series(const std::st
                                                                    std::vector<std::string>& warnings) {
   std::map<std::string, std::vector<RateSeries>> out;
   for (const auto& p : json_files(outdir)) {
-    Loaded r;
-    if (!load_result(p, r, warnings) || !r.counted) continue;
-    append_run_series(out[r.name], p.filename().string(), r.doc);
+    Loaded l;
+    if (!load_result(p, l, warnings) || !l.rec.counted()) continue;
+    append_run_series(out[l.rec.group()], file_label(p, outdir), l.doc);
   }
   return out;
 }

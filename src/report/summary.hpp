@@ -8,9 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "results/input_checks.hpp"
-
 #include "report/run_series.hpp"
+#include "results/input_checks.hpp"
 
 namespace milabench {
 
@@ -35,19 +34,26 @@ nlohmann::json parse_json_lenient(const std::string& text);
 // be opened or parsed. Limits: results/input_checks.hpp.
 nlohmann::json read_json_file(const std::string& path, std::uint64_t max_bytes = kMaxResultFileBytes);
 
-// Summary JSON of every `*.json` result file directly in `outdir`, keyed by
-// test name: the baselines' keys plus "stats" (intervals, steady state,
-// fairness, noise; see evidence.hpp) and "inventory" (distinct machine
-// facts of the test's results). Files without job_id, or with subjob true, are not counted;
+// Summary JSON of every `*.json` result file in `outdir` and its sub-folders,
+// as the original's report.py: grouped by ResultRecord::group() (test name;
+// "name.<device_count>" for the original's gpu-progression results), the
+// baselines' keys {n, failures, total, train, pergpu, peak_memory} where
+// total, train, pergpu and peak_memory come from successful runs only and
+// pergpu is keyed by the run's one device (ResultRecord::pergpu_device);
+// plus "stats" (intervals, steady state, fairness, noise; see evidence.hpp)
+// and "inventory" (distinct machine facts and milarun versions of the test's
+// results). Files without job_id, or with sub_job true, are not counted;
 // unreadable or invalid files (over kMaxResultFileBytes, checked before
-// reading; a "name" holding control characters) are skipped with
-// one line each appended to `warnings`. A success whose rates are negative,
+// reading; a "name" holding control characters) are skipped with one line
+// each appended to `warnings`. A success whose rates are negative,
 // non-finite or absurd, or whose throughput is 0, counts as a failure of kind
-// "bad_result", with a warning. Throws std::runtime_error when `outdir` is not a directory.
+// "bad_result", with a warning. Throws std::runtime_error when `outdir` is
+// not a directory.
 nlohmann::json summarize_directory(const std::string& outdir, std::vector<std::string>& warnings);
 
 // Rate curves and facts (run_series.hpp: one per "train*" timings entry) of
-// the counted results in `outdir`, keyed by test name. Same skipping rules
+// the counted results in `outdir` and its sub-folders, keyed as
+// summarize_directory; labels are paths under `outdir`. Same skipping rules
 // as summarize_directory.
 std::map<std::string, std::vector<RateSeries>> collect_rate_series(const std::string& outdir,
                                                                    std::vector<std::string>& warnings);

@@ -1,6 +1,5 @@
 #include "suite/jobs.hpp"
 
-#include <dirent.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,13 +14,19 @@
 #include <set>
 #include <sstream>
 
+#include "devices/gpu_ids.hpp"
 #include "fetch/disk_space.hpp"
 #include "launch/devices.hpp"
 #include "launch/interrupt.hpp"
 #include "launch/isolation.hpp"
+#include "launch/self_exe.hpp"
 #include "launch/topology.hpp"
 #include "results/input_checks.hpp"
-#include "results/result_file.hpp"
+#include "results/atomic_write.hpp"
+#include "results/failure_kind.hpp"
+#include "results/result_name.hpp"
+#include "results/result_scan.hpp"
+#include "results/run_exit.hpp"
 #include "suite/plan.hpp"
 #include "suite/profile.hpp"
 #include "suite/slurm_launch.hpp"
@@ -34,28 +39,9 @@ double now_epoch_s() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-std::string self_exe_path() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, n) : std::string("milarun");
-}
-
-}  // namespace
-
-namespace {
-
 // Prints every result file of `dir` (sorted by name) on `out`.
 void print_results(const std::string& dir, std::ostream& out) {
-  std::vector<std::string> files;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string f = e->d_name;
-      if (f.size() > 5 && f.compare(f.size() - 5, 5, ".json") == 0) files.push_back(dir + "/" + f);
-    }
-    closedir(d);
-  }
-  std::sort(files.begin(), files.end());
-  for (const auto& f : files) {
+  for (const auto& f : json_files_in(dir)) {
     std::ifstream in(f);
     out << in.rdbuf() << "\n";
   }
@@ -197,14 +183,7 @@ bool enough_space(const std::string& dir, double min_free_mb, std::ostream& err)
   }
 }
 
-bool has_unsaved(const std::string& outdir) {
-  DIR* d = opendir(unsaved_dir(outdir).c_str());
-  if (!d) return false;
-  bool any = false;
-  while (dirent* e = readdir(d)) any = any || e->d_name[0] != '.';
-  closedir(d);
-  return any;
-}
+bool has_unsaved(const std::string& outdir) { return !json_files_in(unsaved_dir(outdir)).empty(); }
 
 }  // namespace
 
@@ -241,6 +220,10 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     err << fmt::format("error: --devices must be positive (got {})\n", o.devices);
     return 2;
   }
+  if (!(o.min_duration_s >= 0) || !std::isfinite(o.min_duration_s)) {
+    err << fmt::format("error: --min-duration must be a number of seconds >= 0 (got {})\n", o.min_duration_s);
+    return 2;
+  }
   if (o.max_duration_s < 0 || std::isnan(o.max_duration_s) || o.max_duration_s > kMaxTimeoutSeconds) {
     err << fmt::format("error: --max-duration must be a positive number of seconds, at most {:g} (got {})\n",
                        kMaxTimeoutSeconds, o.max_duration_s);
@@ -267,6 +250,10 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   in.repeat = o.repeat;
   in.names = o.names;
   in.extra_args = o.extra_args;
+  if (o.min_duration_s > 0) {  // every run keeps going past --max-count until this much was timed
+    in.extra_args.push_back("--min-duration");
+    in.extra_args.push_back(argument_value_string(nlohmann::ordered_json(o.min_duration_s)));
+  }
   in.no_cgexec = o.no_cgexec;
   in.gpu_ids = detect_gpu_ids();
   in.devices = o.devices > 0 ? o.devices : default_device_count(in.gpu_ids.size(), allowed_cpus().size());
@@ -356,9 +343,10 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
       auto doc = failure_result(plan.waves[w], results, i);
       log << fmt::format("{} J{} FAIL {:.1f}s ({}; log: {})\n", s.name, s.job_id, r.wall_s,
                          doc["error"].get<std::string>(), r.log_path);
-      if (!has_result_file(o.outdir, s.name, s.job_id, wave_start)) {
+      // Exit 3: the run wrote its result elsewhere (parked; --resume moves it back).
+      if (r.exit_code != kRunExitResultParked && !has_result_file(o.outdir, s.name, s.job_id, wave_start)) {
         try {
-          if (is_secondary_rank(s)) doc["subjob"] = true;  // the group's failure is rank 0's (plan.hpp)
+          if (is_secondary_rank(s)) doc["sub_job"] = true;  // the group's failure is rank 0's (plan.hpp)
           write_json_atomic(o.outdir + "/" + result_file_name(s.name, s.job_id, true), doc);
         } catch (const std::exception& e) {
           err << "error: " << terminal_safe(e.what()) << "\n";

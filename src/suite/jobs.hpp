@@ -48,6 +48,9 @@ struct JobsOptions {
   // (refused by default: one summary would mix them).
   bool mixed_arguments = false;
   double max_duration_s = 0;  // > 0: every run's time limit, overriding the profile's "timeout"
+  // > 0: passed to every run as `--min-duration S`: a run continues past
+  // --max-count until S seconds of training were timed (fast machines).
+  double min_duration_s = 0;
   // Stop before a wave when outdir's filesystem has less than this free.
   double min_free_mb = 16;
 };

@@ -13,7 +13,12 @@
 #include <ostream>
 
 #include "results/input_checks.hpp"
-#include "results/result_file.hpp"
+#include "results/atomic_write.hpp"
+#include "results/failure_kind.hpp"
+#include "results/result_name.hpp"
+#include "results/result_record.hpp"
+#include "results/result_scan.hpp"
+#include "results/run_exit.hpp"
 #include "suite/profile.hpp"
 
 namespace milabench {
@@ -22,52 +27,32 @@ namespace {
 
 std::string seconds_string(double s) { return argument_value_string(nlohmann::ordered_json(s)); }
 
+// File names (no folder) of the JSON files directly in `dir`.
 std::vector<std::string> json_files(const std::string& dir) {
-  std::vector<std::string> files;
-  if (DIR* d = opendir(dir.c_str())) {
-    while (dirent* e = readdir(d)) {
-      std::string f = e->d_name;
-      if (f.size() > 5 && f[0] != '.' && f.compare(f.size() - 5, 5, ".json") == 0) files.push_back(f);
-    }
-    closedir(d);
-  }
-  return files;
-}
-
-// "<name>.J<job_id>[.FAIL].<stamp>.json" -> (name, job_id); false when not that shape.
-bool split_result_name(const std::string& file, std::string& name, std::string& job_id) {
-  auto j = file.rfind(".J");
-  while (j != std::string::npos) {
-    std::string rest = file.substr(j + 2);  // job_id[.FAIL].stamp.json
-    auto stamp = rest.rfind('.', rest.size() - 6);
-    if (stamp != std::string::npos) {
-      std::string id = rest.substr(0, stamp);
-      if (id.size() > 5 && id.compare(id.size() - 5, 5, ".FAIL") == 0) id.resize(id.size() - 5);
-      // "<repeat>.<device>", "<repeat>", or a rank group's "<repeat>-rank<r>" (plan.hpp).
-      if (!id.empty() && std::isdigit(static_cast<unsigned char>(id[0])) &&
-          id.find_first_not_of("0123456789.-rank") == std::string::npos) {
-        name = file.substr(0, j);
-        job_id = id;
-        return true;
-      }
-    }
-    if (j == 0) break;
-    j = file.rfind(".J", j - 1);
-  }
-  return false;
+  std::vector<std::string> names;
+  for (const auto& p : json_files_in(dir)) names.push_back(p.substr(p.rfind('/') + 1));
+  return names;
 }
 
 }  // namespace
 
 std::string failure_kind(const ProcessResult& r) {
-  if (r.interrupted) return r.started ? "interrupted" : "not_started";
-  if (!r.started) return "not_started";
-  if (r.timed_out) return "timeout";
-  if (r.stopped_for >= 0) return "group_member_failed";
-  if (r.oom_killed) return "oom";
-  if (r.signal != 0) return "signal";
-  if (r.exit_code == 2) return "bad_input";  // milarun run: unknown experiment or argument, nothing ran
-  return "exit";
+  FailureKind k = FailureKind::Exit;
+  if (r.interrupted)
+    k = r.started ? FailureKind::Interrupted : FailureKind::NotStarted;
+  else if (!r.started)
+    k = FailureKind::NotStarted;
+  else if (r.timed_out)
+    k = FailureKind::Timeout;
+  else if (r.stopped_for >= 0)
+    k = FailureKind::GroupMemberFailed;
+  else if (r.oom_killed)
+    k = FailureKind::Oom;
+  else if (r.signal != 0)
+    k = FailureKind::Signal;
+  else if (r.exit_code == kRunExitUsage)  // milarun run: unknown experiment or argument, nothing ran
+    k = FailureKind::BadInput;
+  return failure_kind_name(k);
 }
 
 std::string failure_text(const ProcessResult& r, const ProcessSpec& s) {
@@ -89,7 +74,10 @@ nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r) {
   doc["success"] = false;
   doc["error"] = failure_text(r, spec);
   doc["failure_kind"] = failure_kind(r);
-  doc["device"] = spec.device.empty() ? nlohmann::json(nullptr) : nlohmann::json(spec.device);
+  doc["schema_version"] = kResultSchemaVersion;
+  const nlohmann::json devices = device_ids_json(spec.device);
+  doc["devices"] = devices;
+  doc["device"] = devices.size() == 1 ? devices[0] : nlohmann::json(nullptr);
   doc["metrics"] = nlohmann::json::object();
   doc["timings"] = nlohmann::json::object();
   doc["wall_time"] = r.wall_s;
@@ -114,8 +102,8 @@ nlohmann::json failure_result(const std::vector<ProcessSpec>& wave, const std::v
 bool has_result_file(const std::string& outdir, const std::string& name, const std::string& job_id,
                      double since_epoch_s) {
   for (const auto& f : json_files(outdir)) {
-    std::string n, id;
-    if (!split_result_name(f, n, id) || n != name || id != job_id) continue;
+    const auto parsed = parse_result_file_name(f);
+    if (!parsed || parsed->name != name || parsed->job_id != job_id) continue;
     struct stat st {};
     if (::stat((outdir + "/" + f).c_str(), &st) != 0) continue;
     if (st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9 + 1.0 >= since_epoch_s) return true;
@@ -126,8 +114,8 @@ bool has_result_file(const std::string& outdir, const std::string& name, const s
 std::map<std::pair<std::string, std::string>, ExistingResult> existing_results(const std::string& outdir) {
   std::map<std::pair<std::string, std::string>, ExistingResult> out;
   for (const auto& f : json_files(outdir)) {
-    std::string name, id;
-    if (!split_result_name(f, name, id)) continue;
+    const auto parsed = parse_result_file_name(f);
+    if (!parsed) continue;
     struct stat st {};
     if (::stat((outdir + "/" + f).c_str(), &st) != 0 || static_cast<std::uint64_t>(st.st_size) > kMaxResultFileBytes)
       continue;  // over the limit: not read (the summary skips it with a warning)
@@ -143,7 +131,7 @@ std::map<std::pair<std::string, std::string>, ExistingResult> existing_results(c
     e.success = doc.value("success", false) == true;
     if (!e.success && doc.contains("failure_kind") && doc["failure_kind"].is_string())
       e.failure_kind = doc["failure_kind"];
-    auto [it, inserted] = out.emplace(std::make_pair(name, id), e);
+    auto [it, inserted] = out.emplace(std::make_pair(parsed->name, parsed->job_id), e);
     if (!inserted && e.success && !it->second.success) it->second = e;
   }
   return out;

@@ -18,7 +18,7 @@
 #include "report/report.hpp"
 #include "report/summary.hpp"
 #include "result_files.hpp"
-#include "results/result_file.hpp"
+#include "monitor/inventory.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "devices/gpu_ids.hpp"
 #include "launch/devices.hpp"
 #include "launch/process.hpp"
 #include "scratch_dir.hpp"

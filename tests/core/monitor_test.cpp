@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "scratch_dir.hpp"
-#include "launch/devices.hpp"
+#include "devices/gpu_ids.hpp"
 #include "monitor/host_sensors.hpp"
 #include "monitor/monitor.hpp"
-#include "monitor/nvml.hpp"
+#include "devices/nvml.hpp"
 
 using namespace milabench;
 

@@ -123,11 +123,12 @@ TEST(RateMeter, ABlockWithoutBeginStartsWhereTheLastStepReturned) {
   c.t += 0.25;  // no begin(): this is timed
   m.step(10);
   EXPECT_NEAR(m.time(), 0.5, 1e-12);
+  c.t += 0.25;  // the harness's own work after that step (loss read, progress line)
   m.exclude_since_step();
-  c.t += 0.25;
-  m.begin();  // the block opened by exclude_since_step is kept open
+  c.t += 0.25;  // no begin(): timed from exclude_since_step()
   m.step(10);
   EXPECT_NEAR(m.time(), 0.75, 1e-12);
+  EXPECT_NEAR(m.wall_time(), 1.0, 1e-12);
 }
 
 TEST(RateMeter, SyncsOnlyForABlockThatWouldCloseASlice) {
@@ -217,4 +218,27 @@ TEST(RateMeter, MinDurationCountsTimedBlocksOnly) {
   c.t += 0.25;
   m.step(1);
   EXPECT_TRUE(m.done());
+}
+
+TEST(RateMeter, AFirstStepWithoutBeginIsTimedFromArm) {
+  FakeClock c;
+  auto m = make(c, 0);
+  c.t = 10;
+  m.arm();
+  c.t = 12;  // set-up and the first iteration of a workload that marks no blocks
+  m.step(20);
+  EXPECT_NEAR(m.time(), 2.0, 1e-12);
+  EXPECT_NEAR(m.first_start(), 10.0, 1e-12);
+}
+
+TEST(RateMeter, ArmIsIgnoredOnceTheWorkloadBegins) {
+  FakeClock c;
+  auto m = make(c, 0);
+  m.arm();
+  c.t = 30;  // set-up: outside the slices
+  m.begin();
+  c.t = 30.5;
+  m.step(50);
+  EXPECT_NEAR(m.time(), 0.5, 1e-12);
+  EXPECT_NEAR(m.first_start(), 30.0, 1e-12);
 }

@@ -24,15 +24,20 @@ inline std::string source_root() {
 inline std::filesystem::path result_dir(const std::string& tag) { return scratch_dir("result_files_" + tag); }
 
 // One run's result: `rates` are the train slices' examples/s; loss 0.5,
-// program time 10 s, RSS peak 100 MB. Callers add or change keys as needed.
+// program time 10 s, RSS peak 100 MB; a string `device` is also its
+// environ.CUDA_VISIBLE_DEVICES (what the summary groups per GPU by, as the
+// original's report.py). Callers add or change keys as needed.
 inline nlohmann::json result_record(const std::string& name, const nlohmann::json& job_id, const nlohmann::json& device,
                                     const std::vector<double>& rates, bool success = true) {
+  nlohmann::json env = nlohmann::json::object();
+  if (device.is_string()) env["CUDA_VISIBLE_DEVICES"] = device;
   return {{"name", name},
           {"job_id", job_id},
           {"success", success},
           {"error", nullptr},
-          {"subjob", false},
+          {"sub_job", false},
           {"device", device},
+          {"environ", env},
           {"metrics", {{"loss", 0.5}}},
           {"timings", {{"program", {{"time", 10.0}}}, {"train", {{"rates", rates}}}}},
           {"memory", {{"rss_peak_mb", 100.0}}}};

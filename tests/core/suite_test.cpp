@@ -299,8 +299,9 @@ TEST(Jobs, RunsAndWritesFailureFile) {
   std::string prof = dir + "/mini.json";
   std::ofstream(prof) << R"({"*": {"prepare": ["exit 1"]},
     "good": {"experiment": "x", "arguments": {"--code": 0}},
-    "bad": {"experiment": "x", "arguments": {"--code": 3}}})";
-  // A fake milarun: exits with the value after --code.
+    "bad": {"experiment": "x", "arguments": {"--code": 4}}})";
+  // A fake milarun: exits with the value after --code (3 would mean "result
+  // parked elsewhere", for which jobs writes no FAIL file: results/run_exit.hpp).
   std::string fake = dir + "/fake.sh";
   std::ofstream(fake) << "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --code ] && exit $2; shift; done\n";
   chmod(fake.c_str(), 0755);

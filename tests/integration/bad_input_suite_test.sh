@@ -146,7 +146,7 @@ assert s['standard.dcgan']['failures'] == 1 and s['standard.vae']['failures'] ==
 " || fail "summary: nonsense rates counted as successes"
 "$M" report res --weights "$SRC/weights/standard.json" --compare "$V" > rep.txt 2> rep.err || fail "report on res"
 head -1 rep.txt | grep -q "^PARTIAL SUITE: 1 of 25 weighted tests have a result" || fail "partial: $(head -2 rep.txt)"
-grep -q "^common ratio .*over the 1 weighted test(s) both sides have" rep.txt || fail "partial: no common ratio"
+grep -q "^common ratio: .*over the 1 weighted test(s) both sides have" rep.txt || fail "partial: no common ratio"
 grep -q $'\x1b' rep.txt rep.err && fail "report: raw ESC"
 
 echo "bad_input_suite_test: $((cases - failures)) probes passed, $failures failed"

@@ -56,7 +56,7 @@ assert sorted(s) == ['cpu.cart', 'cpu.toy_lstm', 'cpu.toy_reg', 'cpu.vae'], sort
 for k, v in s.items(): assert v['n'] == 4 and v['failures'] == 0 and len(v['pergpu']) == 2, (k, v)
 " || fail "summary contents"
 "$MILARUN" report out --weights "$SRC/weights/cpu.json" --html report.html > report.txt || fail "report"
-grep -q "^score" report.txt && grep -q "PASS" report.txt || fail "report: $(cat report.txt)"
+grep -q "^Score:" report.txt && grep -q "PASS" report.txt || fail "report: $(cat report.txt)"
 grep -q "<svg" report.html || fail "no rate chart in the HTML"
 
 # A failing workload and a crashing process cost their own results only.
@@ -93,6 +93,16 @@ rc=0; "$MILARUN" jobs cpu.json -d data --devices 1 -o nodata --name vae -- --max
 grep -q 'cpu.json: test "vae": --dataset milarun.datasets:mnist: dataset mnist is missing under data; make it: milarun dataset mnist -d data' nodata.log \
   || fail "missing dataset: $(cat nodata.log)"
 [ $rc = 2 ] && [ ! -e nodata ] || fail "missing data should stop the suite before anything starts (exit 2): $rc"
+
+# --min-duration reaches every run: each goes on past --max-count until 1 s was timed.
+"$MILARUN" jobs faults.json -d data -o md --name good --devices 1 --min-duration 1 -- --max-count 64 > md.log 2>&1 \
+  || fail "jobs --min-duration: $(cat md.log)"
+python3 -c "
+import json, glob; t = json.load(open(glob.glob('md/faults.good.J0.0.*.json')[0]))['timings']['train']
+assert t['min_duration'] == 1 and t['time'] >= 1 and t['count'] > 64, t
+" || fail "jobs --min-duration not recorded or not honoured"
+rc=0; "$MILARUN" jobs faults.json -d data -o md2 --min-duration -1 > md2.log 2>&1 || rc=$?
+[ $rc = 2 ] && [ ! -e md2 ] || fail "negative --min-duration: rc $rc $(cat md2.log)"
 
 # Without -o (and no MILARUN_OUTROOT) the results' JSON goes to stdout.
 env -u MILARUN_OUTROOT "$MILARUN" jobs faults.json -d data --devices 1 --name good > stdout.json 2> stdout.err || fail "jobs without -o"

@@ -36,12 +36,60 @@ set -e
 [ $r3 = 1 ] || fail "a throwing workload should fail the run: rc $r3"
 f=$(ls "$work"/bad/polynome.J0.FAIL.*.json) || fail "no FAIL file for a throwing workload"
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success'] is False and 'poly-degree' in r['error'], r" "$f"
-# An unwritable -o parks the result under $TMPDIR/milarun-unsaved/ (jobs --resume moves it back) ...
-[ $r4 = 0 ] && grep -q "/nonexistent-dir/r.json" "$work/e4" || fail "unwritable -o: rc $r4: $(cat "$work/e4")"
+# An unwritable -o parks the result under $TMPDIR/milarun-unsaved/ (jobs --resume moves it back),
+# says so in one line and exits 3: the result is not where it was asked ...
+[ $r4 = 3 ] && grep -q "/nonexistent-dir/r.json" "$work/e4" || fail "unwritable -o: rc $r4: $(cat "$work/e4")"
+[ "$(grep -c "milarun-unsaved" "$work/e4")" = 1 ] || fail "unwritable -o: not one line: $(cat "$work/e4")"
 parked=$(ls "$work"/tmp/milarun-unsaved/*/r.json) || fail "unwritable -o: result not parked: $(cat "$work/e4")"
 grep -q "$parked" "$work/e4" || fail "unwritable -o: the parked path is not named"
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success']" "$parked" || fail "parked result"
-# ... and when that fails too, the JSON goes to stdout (exit 2): nothing is lost.
-[ $r5 = 2 ] && grep -q "choose a writable -o" "$work/e5" || fail "unwritable -o and TMPDIR: rc $r5"
+# ... and when that fails too, the JSON goes to stdout (exit 3): nothing is lost.
+[ $r5 = 3 ] && grep -q "choose a writable -o" "$work/e5" || fail "unwritable -o and TMPDIR: rc $r5"
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success']" "$work/o5" || fail "result lost on unwritable -o"
+# A folder under /proc cannot hold a result: parked, one line, not exit 0.
+rc6=0; TMPDIR="$work/tmp6" "$MILARUN" run polynome -o /proc/x/ -- --max-count 100 > /dev/null 2> "$work/e6" || rc6=$?
+[ $rc6 = 3 ] && [ "$(grep -c "/proc/x/.*milarun-unsaved" "$work/e6")" = 1 ] || fail "-o /proc/x/: rc $rc6: $(cat "$work/e6")"
+ls "$work"/tmp6/milarun-unsaved/*/polynome.J0.*.json > /dev/null || fail "-o /proc/x/: result not parked"
+
+# Out of memory: failure kind oom, ONE line in "error" (no backtrace), exit 1.
+rc7=0; "$MILARUN" run polynome -o "$work/oom/" -- --batch-size 100000000000 --max-count 100 2> "$work/e7" || rc7=$?
+[ $rc7 = 1 ] || fail "out of memory: rc $rc7: $(tail -3 "$work/e7")"
+python3 - "$work"/oom/polynome.J0.FAIL.*.json <<'PY' || fail "out of memory result"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["failure_kind"] == "oom", r["failure_kind"]
+assert "\n" not in r["error"] and "frame #" not in r["error"] and len(r["error"]) < 300, r["error"]
+assert r["error"].startswith("out of memory"), r["error"]
+PY
+
+# --version on both binaries, and the same version and commit in every result.
+"$MILARUN" --version | grep -Eq "^milarun [0-9.]+ \(commit ([0-9a-f]+(-dirty)?|unknown)\)$" || fail "--version: $("$MILARUN" --version)"
+"$(dirname "$MILARUN")/milarun-torch" --version | grep -q "^milarun " || fail "milarun-torch --version"
+
+# The original's result keys and types; set-up outside the slices, recorded; UTC file stamps.
+python3 - "$f" "$work/out.json" "$("$MILARUN" --version)" <<'PY' || fail "result keys"
+import json, sys, datetime
+r = json.load(open(sys.argv[2]))
+assert isinstance(r["gpu"], str) and r["gpu"], r["gpu"]
+assert isinstance(r["device_count"], int) and isinstance(r["devices"], list), r
+assert r["device"] is None or isinstance(r["device"], int), r["device"]
+t = r["timings"]["train"]
+assert t["type"] == "milabench.experiment.RateLogger", t["type"]
+for k in ("start", "end"):
+    datetime.datetime.strptime(t[k].split(".")[0], "%Y-%m-%d %H:%M:%S")
+assert isinstance(t["metrics"], dict), t["metrics"]  # the loss is there once a slice closed (machine speed)
+assert all(r["metrics"].get(k) == v for k, v in t["metrics"].items()), (t["metrics"], r["metrics"])
+assert abs(t["overhead"] - (t["wall_time"] - t["time"])) < 1e-9, t
+assert 0 <= r["timings"]["setup"]["time"] <= r["timings"]["program"]["time"], r["timings"]
+assert t["wall_time"] <= r["timings"]["program"]["time"], r["timings"]
+assert sys.argv[3] == "milarun %s (commit %s)" % (r["milarun"]["version"], r["milarun"]["commit"]), (sys.argv[3], r["milarun"])
+PY
+ls "$work"/res/t.toy.J0.0."$(date -u +%Y%m%d)"-*.json > /dev/null 2>&1 || \
+  ls "$work"/res/t.toy.J0.0."$(date -u -d '1 hour ago' +%Y%m%d)"-*.json > /dev/null || fail "file stamp not UTC"
+
+# --min-duration: the run goes on past --max-count until that much was timed.
+"$MILARUN" run polynome -o "$work/min.json" -- --max-count 64 --batch-size 64 --min-duration 1.5 2> /dev/null \
+  || fail "--min-duration run"
+python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['timings']['train']; assert t['time']>=1.5 and t['count']>64 and t['min_duration']==1.5, t" "$work/min.json" \
+  || fail "--min-duration not honoured"
 echo "run_cli_test: 1 passed, 0 failed"

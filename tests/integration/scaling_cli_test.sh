@@ -42,7 +42,7 @@ for k in ("train_0", "train_1"):
     assert r2["timings"][k]["count"] >= 12 and len(r2["timings"][k]["rates"]) >= 3, r2["timings"][k]
 assert r2["model"]["parameters"] == 61100840
 sub = one("tiny.scaling.2.J0-rank1.2*.json")
-assert sub["subjob"] is True and sub["distributed"]["rank"] == 1, sub.get("distributed")
+assert sub["sub_job"] is True and sub["distributed"]["rank"] == 1, sub.get("distributed")
 # Each rank on its own CPU partition.
 assert r2["isolation"]["cpus_observed"] != sub["isolation"]["cpus_observed"], (r2["isolation"], sub["isolation"])
 PY
@@ -60,7 +60,7 @@ grep -q "tiny.scaling.1" report.txt && grep -q "tiny.scaling.2" report.txt || fa
 # Rank 1 of scaling.2 dies at start while rank 0 waits for it (default
 # --dist-timeout: 600 s). jobs stops rank 0 10 s later; the group's result
 # (rank 0's) gives rank 1's failure kind and names it; rank 1's file is a
-# subjob; the summary counts one failed group of kind signal. (The test
+# sub_job; the summary counts one failed group of kind signal. (The test
 # names come from the profile's file name: dies.json -> dies.scaling.K.)
 python3 - tiny.json > dies.json <<'PY'
 import json, sys
@@ -80,7 +80,7 @@ d = sys.argv[1]
 assert r0["failure_kind"] == "signal" and r0["failed_group_member"] == "0-rank1", r0
 assert "J0-rank1 of its group failed first (killed by signal 9)" in r0["error"], r0["error"]
 (r1,) = [json.load(open(f)) for f in glob.glob(d + "/dies.scaling.2.J0-rank1.FAIL.*.json")]
-assert r1["subjob"] is True and r1["failure_kind"] == "signal", r1
+assert r1["sub_job"] is True and r1["failure_kind"] == "signal", r1
 assert glob.glob(d + "/dies.scaling.1.J0.2*.json"), "scaling.1 (rank 0 only) should succeed"
 PY
 "$MILARUN" summary dies -o dies.sum.json || fail "summary of the failed run"

@@ -111,7 +111,7 @@ r2 = one("tiny.scaling.2.J0.2*.json")
 assert sorted(r2["timings"]) == ["program", "train_0", "train_1"], r2["timings"].keys()
 d = r2["distributed"]
 assert d["world_size"] == 2 and d["rank"] == 0 and d["rendezvous"] == "slurm" and d["backend"] == "gloo", d
-assert one("tiny.scaling.2.J0-rank1.2*.json")["subjob"] is True
+assert one("tiny.scaling.2.J0-rank1.2*.json")["sub_job"] is True
 assert one("tiny.scaling.1.J0.2*.json")["distributed"]["world_size"] == 1
 PY
 "$MILARUN" summary out -o summary.json || fail "summary"

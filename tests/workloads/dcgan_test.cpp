@@ -1,4 +1,5 @@
 // dcgan: DCGAN networks, the Resize + CenterCrop transform, the workload.
+#include "run/run_app.hpp"
 #include "models/dcgan.hpp"
 
 #include <gtest/gtest.h>
@@ -92,8 +93,9 @@ TEST(DcganWorkload, RegisteredAsTheOriginalExperimentWithItsFlags) {
   EXPECT_EQ(w->count_unit, "images");
   EXPECT_EQ(w->default_max_count, 20000);
   auto wl = w->make();
-  CLI::App app;
-  wl->add_options(app);
+  RunSettings settings;  // the harness's flags (--workers, --cuda, ...) beside the workload's
+  auto app_ptr = configure_run_app(*w, *wl, settings);
+  CLI::App& app = *app_ptr;
   // standard.json's arguments (--cuda and --max-count belong to the harness).
   std::vector<std::string> args = {
       "--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "128", "--image-size", "64", "--workers", "8"};

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include "run/run_app.hpp"
 #include "generated_data.hpp"
 #include "models/transformer_net.hpp"
 #include "models/vgg.hpp"
@@ -59,8 +60,9 @@ TEST(FastStyleWorkload, RegisteredAsTheOriginalExperimentWithItsFlags) {
   EXPECT_EQ(w->count_unit, "images");
   EXPECT_EQ(w->default_max_count, 20000);
   auto wl = w->make();
-  CLI::App app;
-  wl->add_options(app);
+  RunSettings settings;  // the harness's flags (--workers, --cuda, ...) beside the workload's
+  auto app_ptr = configure_run_app(*w, *wl, settings);
+  CLI::App& app = *app_ptr;
   std::vector<std::string> args = {"--dataset",    "milarun.datasets:fake_imagenet",
                                    "--batch-size", "128",
                                    "--image-size", "64",

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "run/run_app.hpp"
 #include "data/bsds500.hpp"
 #include "data/center_crop_transforms.hpp"
 #include "data/image_datasets.hpp"
@@ -154,8 +155,9 @@ TEST(ResoWorkload, RegisteredAsTheOriginalExperimentWithItsFlags) {
   EXPECT_EQ(w->count_unit, "images");
   EXPECT_EQ(w->default_max_count, 20000);
   auto wl = w->make();
-  CLI::App app;
-  wl->add_options(app);
+  RunSettings settings;  // the harness's flags (--workers, --cuda, ...) beside the workload's
+  auto app_ptr = configure_run_app(*w, *wl, settings);
+  CLI::App& app = *app_ptr;
   std::vector<std::string> args = {"--dataset",
                                    "milarun.datasets:bsds500_reso",
                                    "--batch-size",

@@ -46,7 +46,7 @@ TEST(ScalingWorkload, OneRankTrainsAndRecordsTrain0) {
   EXPECT_EQ(r.extra["model"]["parameters"], 61100840);
   EXPECT_EQ(r.extra["distributed"]["world_size"], 1);
   EXPECT_EQ(r.extra["distributed"]["backend"], "gloo");
-  EXPECT_FALSE(r.extra.contains("subjob"));
+  EXPECT_FALSE(r.extra.contains("sub_job"));
   ASSERT_TRUE(r.extra["timings"].contains("train_0")) << r.extra.dump();
   EXPECT_EQ(r.extra["timings"]["train_0"]["count"], 6);
 }

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "measure/rate_meter.hpp"
+#include "run/run_app.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -57,14 +58,10 @@ inline RunOutcome run_workload(const std::string& name, std::vector<std::string>
   const WorkloadInfo* info = find_workload(name);
   if (!info) throw std::runtime_error("unknown workload " + name);
   auto w = info->make();
-  CLI::App app;
-  int workers = 0;  // the harness's init_torch flags (src/run/run_app.cpp registers them for `milarun run`)
-  int64_t seed = 1234;
-  app.add_option("--workers", workers);
-  app.add_option("--seed", seed);
-  w->add_options(app);
+  RunSettings settings;  // the harness's flags (--workers, --seed, ...) and the workload's, as `milarun run`
+  auto app = configure_run_app(*info, *w, settings);
   std::reverse(args.begin(), args.end());  // CLI11 parses a reversed vector
-  app.parse(args);
+  app->parse(args);
   MeterOptions opts;
   opts.sample_duration = 1e-4;
   opts.max_count = max_count;
@@ -73,7 +70,7 @@ inline RunOutcome run_workload(const std::string& name, std::vector<std::string>
       [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); },
       {});
   meter.start();
-  Session s(meter, torch::Device(torch::kCPU), dataroot, workers, seed);
+  Session s(meter, torch::Device(torch::kCPU), dataroot, settings.torch.workers, settings.torch.seed);
   w->run(s);
   return {meter.count(), s.extra()};
 }

@@ -1,64 +1,19 @@
-#include "results/result_file.hpp"
+#include "monitor/inventory.hpp"
 
 #include <dirent.h>
 #include <sched.h>
-#include <fcntl.h>
-#include <sys/time.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include <cctype>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <ctime>
 #include <fstream>
 #include <sstream>
-#include <stdexcept>
 #include <thread>
 
-#include <fmt/format.h>
-
-#include "monitor/nvml.hpp"
+#include "devices/nvml.hpp"
 
 namespace milabench {
-
-std::string result_file_name(const std::string& name, const std::string& job_id, bool failed) {
-  timeval tv{};
-  gettimeofday(&tv, nullptr);
-  std::tm tm{};
-  localtime_r(&tv.tv_sec, &tm);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-  return fmt::format("{}.J{}{}.{}-{:06d}.json", name, job_id, failed ? ".FAIL" : "", stamp,
-                     static_cast<long>(tv.tv_usec));
-}
-
-void write_text_atomic(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  size_t off = 0;
-  while (off < text.size()) {
-    ssize_t w = ::write(fd, text.data() + off, text.size() - off);
-    if (w < 0) {
-      int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(e)));
-    }
-    off += static_cast<size_t>(w);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(e)));
-  }
-}
-
-void write_json_atomic(const std::string& path, const nlohmann::json& doc) {
-  write_text_atomic(path, doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-}
 
 static std::string proc_field(const std::string& file, const std::string& key) {
   std::ifstream in(file);

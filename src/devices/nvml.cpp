@@ -1,10 +1,9 @@
-#include "monitor/nvml.hpp"
+#include "devices/nvml.hpp"
 
 #include <dlfcn.h>
+#include <fmt/format.h>
 
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace milabench {
 
@@ -42,9 +41,9 @@ struct Nvml::Api {
   Ret (*utilization)(Device, Utilization*) = nullptr;
   Ret (*memory)(Device, Memory*) = nullptr;
   Ret (*temperature)(Device, int, unsigned*) = nullptr;
-  Ret (*power)(Device, unsigned*) = nullptr;                 // milliwatts
-  Ret (*energy)(Device, unsigned long long*) = nullptr;      // millijoules
-  Ret (*clock)(Device, int, unsigned*) = nullptr;            // MHz
+  Ret (*power)(Device, unsigned*) = nullptr;             // milliwatts
+  Ret (*energy)(Device, unsigned long long*) = nullptr;  // millijoules
+  Ret (*clock)(Device, int, unsigned*) = nullptr;        // MHz
   Ret (*throttle)(Device, unsigned long long*) = nullptr;
 
   template <class F>
@@ -166,9 +165,15 @@ int Nvml::index_of(const std::string& cuda_id) const {
 }
 
 std::vector<std::string> throttle_reason_names(uint64_t mask) {
-  static const char* names[] = {"gpu_idle",           "applications_clocks_setting", "sw_power_cap",
-                                "hw_slowdown",        "sync_boost",                  "sw_thermal_slowdown",
-                                "hw_thermal_slowdown", "hw_power_brake_slowdown",    "display_clock_setting"};
+  static const char* names[] = {"gpu_idle",
+                                "applications_clocks_setting",
+                                "sw_power_cap",
+                                "hw_slowdown",
+                                "sync_boost",
+                                "sw_thermal_slowdown",
+                                "hw_thermal_slowdown",
+                                "hw_power_brake_slowdown",
+                                "display_clock_setting"};
   std::vector<std::string> out;
   for (int b = 0; b < 64; ++b)
     if (mask & (1ULL << b)) out.push_back(b < 9 ? names[b] : fmt::format("bit_{}", b));

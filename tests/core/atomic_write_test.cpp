@@ -1,22 +1,16 @@
-#include "scratch_dir.hpp"
-#include "results/result_file.hpp"
+#include "results/atomic_write.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
-#include <regex>
+
+#include "monitor/inventory.hpp"
+#include "scratch_dir.hpp"
 
 using namespace milabench;
 
-TEST(ResultFile, NameFollowsOriginalPattern) {
-  std::regex ok(R"(standard\.vae\.J0\.1\.\d{8}-\d{6}-\d{6}\.json)");
-  EXPECT_TRUE(std::regex_match(result_file_name("standard.vae", "0.1", false), ok));
-  std::regex fail(R"(standard\.vae\.J2\.0\.FAIL\.\d{8}-\d{6}-\d{6}\.json)");
-  EXPECT_TRUE(std::regex_match(result_file_name("standard.vae", "2.0", true), fail));
-}
-
-TEST(ResultFile, AtomicWriteLeavesOnlyTheFinalFile) {
+TEST(AtomicWrite, LeavesOnlyTheFinalFile) {
   const std::string dir = milabench::test::scratch_dir("mbres");
   std::string path = std::string(dir) + "/r.json";
   write_json_atomic(path, {{"success", true}});
@@ -26,7 +20,7 @@ TEST(ResultFile, AtomicWriteLeavesOnlyTheFinalFile) {
   EXPECT_NE(access((path + ".tmp." + std::to_string(getpid())).c_str(), F_OK), 0);
 }
 
-TEST(ResultFile, UnwritableFolderThrowsNamingThePath) {
+TEST(AtomicWrite, UnwritableFolderThrowsNamingThePath) {
   try {
     write_json_atomic("/nonexistent-dir/x.json", {{"a", 1}});
     FAIL() << "expected an error";
@@ -35,7 +29,7 @@ TEST(ResultFile, UnwritableFolderThrowsNamingThePath) {
   }
 }
 
-TEST(ResultFile, InventoryHasCpuAndMemory) {
+TEST(Inventory, HasCpuAndMemory) {
   auto inv = machine_inventory();
   EXPECT_GT(inv["cpu_count"].get<int>(), 0);
   EXPECT_GT(inv["ram_mb"].get<double>(), 0);

@@ -23,7 +23,7 @@ struct GpuSample {
   std::optional<double> memory_used_mb;  // MiB
   std::optional<double> temperature_c;
   std::optional<double> power_w;
-  std::optional<double> energy_j;        // driver's cumulative counter since load, joules
+  std::optional<double> energy_j;  // driver's cumulative counter since load, joules
   std::optional<double> sm_clock_mhz;
   std::optional<uint64_t> throttle_reasons;  // NVML clocks-throttle bit mask
 };

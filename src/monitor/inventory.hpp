@@ -1,0 +1,30 @@
+// What the machine and this process look like, for the result's
+// "inventory", "isolation" and "memory" (docs/result-format.md).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace milabench {
+
+// hostname, cpu_model, cpu_count, ram_mb, kernel, gpus (NVML names when it
+// loads, else /proc/driver/nvidia; no CUDA init), driver (NVIDIA kernel
+// module version or null).
+nlohmann::json machine_inventory();
+
+// The result's "isolation": the launcher's MILARUN_ISOLATION (JSON, see
+// launch/isolation.hpp) when set and valid, else {"kind": "affinity"} (or
+// "none" when this process may use every online CPU) with this process's
+// CPUs; always with "cpus_observed", this process's affinity now, so a reader
+// can check the confinement took effect.
+nlohmann::json isolation_record();
+
+// Driver version from the first line of /proc/driver/nvidia/version
+// ("NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  ..." or
+// "... Open Kernel Module for x86_64  550.54.14  ..."): the first dotted
+// number after "Kernel Module"; "" when there is none.
+std::string nvidia_driver_version(const std::string& line);
+
+// Peak resident set of this process in MiB (VmHWM).
+double peak_rss_mb();
+
+}  // namespace milabench

@@ -1,0 +1,15 @@
+// Atomic file writes: a temporary file in the same folder, fsync, rename. A
+// killed writer never leaves half a file; a reader sees the old or the new one.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace milabench {
+
+// Writes `text` (binary safe) to `path`. Throws std::runtime_error naming the
+// path and the system's reason when it cannot.
+void write_text_atomic(const std::string& path, const std::string& text);
+// Same for a JSON document (2-space indent, invalid UTF-8 replaced).
+void write_json_atomic(const std::string& path, const nlohmann::json& doc);
+
+}  // namespace milabench

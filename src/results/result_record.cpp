@@ -1,0 +1,112 @@
+#include "results/result_record.hpp"
+
+#include <cctype>
+#include <limits>
+#include <sstream>
+
+namespace milabench {
+using nlohmann::json;
+
+json device_ids_json(const std::string& list) {
+  json out = json::array();
+  std::stringstream ss(list);
+  for (std::string id; std::getline(ss, id, ',');) {
+    if (id.empty()) continue;
+    const bool numeric = id.size() < 10 && id.find_first_not_of("0123456789") == std::string::npos;
+    out.push_back(numeric ? json(std::stoi(id)) : json(id));
+  }
+  return out;
+}
+
+namespace {
+
+std::string id_string(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_integer()) return std::to_string(v.get<long long>());
+  if (v.is_number()) return v.dump();
+  return "";
+}
+
+double number_or_nan(const json& v) {
+  return v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::optional<std::string> env_value(const json& env, const char* key) {
+  if (env.is_object() && env.contains(key) && env[key].is_string()) return env[key].get<std::string>();
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<ResultRecord> parse_result_record(const json& doc, std::string* why) {
+  if (!doc.is_object() || !doc.contains("name") || !doc["name"].is_string()) {
+    if (why) *why = "not a result file (no \"name\" string)";
+    return std::nullopt;
+  }
+  ResultRecord r;
+  r.name = doc["name"].get<std::string>();
+  for (const char* key : {"experiment", "workload"})
+    if (r.experiment.empty() && doc.contains(key) && doc[key].is_string()) r.experiment = doc[key].get<std::string>();
+  if (doc.contains("dataroot") && doc["dataroot"].is_string()) r.dataroot = doc["dataroot"].get<std::string>();
+  if (doc.contains("arguments")) {
+    const json& a = doc["arguments"];
+    bool strings = a.is_array();
+    for (const auto& x : a) strings = strings && x.is_string();
+    if (!strings) {
+      if (why) *why = "\"arguments\" is not a list of strings";
+      return std::nullopt;
+    }
+    r.arguments = a.get<std::vector<std::string>>();
+  }
+  if (doc.contains("environ") && doc["environ"].is_object()) r.environ = doc["environ"];
+  r.job_id = id_string(doc.value("job_id", json()));
+  r.success = doc.value("success", json(false)) == json(true);
+  if (auto k = doc.value("failure_kind", json()); k.is_string())
+    r.failure_kind = parse_failure_kind(k.get<std::string>());
+  r.sub_job = doc.value("sub_job", json(false)) == json(true) || doc.value("subjob", json(false)) == json(true);
+  if (auto dc = doc.value("device_count", json()); dc.is_number_integer()) r.device_count = dc.get<int>();
+  const json job = doc.value("job", json::object());
+  if (job.is_object() && job.contains("partition_scheme") && job["partition_scheme"].is_object()) {
+    const json t = job["partition_scheme"].value("type", json());
+    if (t.is_string()) r.partition_scheme = t.get<std::string>();
+  }
+  r.visible_devices = env_value(r.environ, "CUDA_VISIBLE_DEVICES");
+  r.cpu_partition = env_value(r.environ, "MILARUN_CPU_PARTITION");
+  const json dist = doc.value("distributed", json::object());
+  if (dist.is_object() && dist.contains("world_size") && dist["world_size"].is_number_integer())
+    r.world_size = dist["world_size"].get<int>();
+  const json timings = doc.value("timings", json::object());
+  if (timings.is_object()) {
+    for (const auto& [k, v] : timings.items()) {
+      if (k.rfind("train", 0) != 0 || !v.is_object()) continue;
+      TrainTiming t{k, {}, v};
+      if (v.contains("rates") && v["rates"].is_array())
+        for (const auto& x : v["rates"]) t.rates.push_back(number_or_nan(x));
+      r.trains.push_back(std::move(t));
+    }
+    if (timings.contains("program") && timings["program"].is_object()) {
+      const json t = timings["program"].value("time", json());
+      if (t.is_number()) r.program_time = t.get<double>();
+    }
+  }
+  if (doc.contains("metrics") && doc["metrics"].is_object()) r.metrics = doc["metrics"];
+  if (doc.contains("gpu_monitor") && doc["gpu_monitor"].is_object()) r.gpu_monitor = doc["gpu_monitor"];
+  const json mem = doc.value("memory", json::object());
+  if (mem.is_object() && mem.contains("rss_peak_mb") && mem["rss_peak_mb"].is_number())
+    r.rss_peak_mb = mem["rss_peak_mb"].get<double>();
+  return r;
+}
+
+std::string ResultRecord::group() const {
+  if (partition_scheme == "gpu-progression" && device_count) return name + "." + std::to_string(*device_count);
+  return name;
+}
+
+std::string ResultRecord::pergpu_device() const {
+  if (world_size > 1) return "";
+  const std::optional<std::string>& ids = visible_devices ? visible_devices : cpu_partition;
+  if (!ids || ids->empty() || ids->find(',') != std::string::npos) return "";
+  return *ids;
+}
+
+}  // namespace milabench

@@ -1,0 +1,66 @@
+// The result record: what a run's result document holds for the suite's
+// readers (summary, resume, rerun), read from the JSON once with its types
+// checked. The writer side is src/run/result_keys.hpp (and the orchestrator's
+// failure result, suite/run_outcome.hpp); the schema is docs/result-format.md.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "results/failure_kind.hpp"
+
+namespace milabench {
+
+// 2: "gpu" is the device name, "device" an int, "devices" a list,
+// "sub_job", timings.setup, timings.train.{type,start,end,metrics}, "milarun".
+constexpr int kResultSchemaVersion = 2;
+
+// A comma list of device ids ("0,1", "3") as JSON: ints where an id is a
+// number, strings otherwise (e.g. a GPU UUID); "" gives [].
+nlohmann::json device_ids_json(const std::string& list);
+
+struct TrainTiming {
+  std::string key;            // "train", or "train_R" for rank R of a group
+  std::vector<double> rates;  // examples/s per slice (null/NaN read as NaN)
+  nlohmann::json doc;         // the whole entry (for evidence, energy)
+};
+
+struct ResultRecord {
+  std::string name;
+  std::string experiment;  // "experiment", else "workload" (what `rerun` runs again)
+  std::string dataroot;
+  std::vector<std::string> arguments;                 // the workload argv (after --)
+  nlohmann::json environ = nlohmann::json::object();  // recorded environment variables
+  std::string job_id;                                 // "" when null/absent: run by hand, not counted
+  bool success = false;
+  std::optional<FailureKind> failure_kind;  // as written; nullopt when absent or not a known kind
+  bool sub_job = false;                     // "sub_job" (older files: "subjob")
+  std::optional<int> device_count;
+  std::string partition_scheme;                // job.partition_scheme.type when the result records it (the original's)
+  std::optional<std::string> visible_devices;  // environ.CUDA_VISIBLE_DEVICES
+  std::optional<std::string> cpu_partition;    // environ.MILARUN_CPU_PARTITION
+  int world_size = 1;                          // distributed.world_size
+  std::vector<TrainTiming> trains;             // timings "train*" entries
+  std::optional<double> program_time;          // timings.program.time
+  nlohmann::json metrics = nlohmann::json::object();
+  nlohmann::json gpu_monitor = nlohmann::json::object();
+  std::optional<double> rss_peak_mb;  // memory.rss_peak_mb
+
+  // Counted by the summary: has a job id and is not a sub-job (report.py's _filter).
+  bool counted() const { return !job_id.empty() && !sub_job; }
+  // report.py's _group: "name.<device_count>" for a gpu-progression result
+  // of the original (its name lacks the count); the name otherwise (ours
+  // already carry it: "<suite>.<test>.<K>").
+  std::string group() const;
+  // The device this result is "per GPU" for (report.py: CUDA_VISIBLE_DEVICES
+  // when it names one device; ours, on a machine without GPUs, the CPU
+  // partition); "" for a multi-device run (a group of world_size > 1 too).
+  std::string pergpu_device() const;
+};
+
+// Reads a result document. nullopt (and `why`) when it is not one: not an
+// object, no "name" string, or "arguments" not a list of strings.
+std::optional<ResultRecord> parse_result_record(const nlohmann::json& doc, std::string* why = nullptr);
+
+}  // namespace milabench

@@ -1,7 +1,9 @@
 // convnet: the original's milarun.models.convnet:conv_simple — a torchvision
 // ResNet (--arch, default resnet18) trained on fake_imagenet with
 // CrossEntropy and plain SGD (lr only, as the original; --momentum and
-// --weight-decay default to 0). Counts images. --half: float16 with float32
+// --weight-decay default to 0). As the original's loop: each timed block
+// fetches a batch, trains on it, reads the loss (loss.item() every step) and
+// counts --batch-size; no sync at slice ends (sync=None). --half: float16 with float32
 // master weights and dynamic loss scaling on CUDA (the original used apex),
 // bfloat16 autocast on CPU. convnet_fp16 is this workload with --half.
 #include <torch/torch.h>
@@ -38,8 +40,8 @@ class ConvnetWorkload : public Workload {
     ResNet model(arch_, kClasses);  // throws on an unknown --arch before any data is read
     ImageInput input(s, input_);
     if (input.classes() > kClasses)
-      throw std::runtime_error("convnet: the dataset has " + std::to_string(input.classes()) +
-                               " classes, the model " + std::to_string(kClasses));
+      throw std::runtime_error("convnet: the dataset has " + std::to_string(input.classes()) + " classes, the model " +
+                               std::to_string(kClasses));
     if (dev.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);  // as the original
     model->to(dev);
     s.set_model(*model);
@@ -54,8 +56,10 @@ class ConvnetWorkload : public Workload {
     auto sgd = torch::optim::SGDOptions(lr_).momentum(momentum_).weight_decay(weight_decay_);
     torch::optim::SGD opt(fp16 ? masters->master_params() : model->parameters(), sgd);
     s.set_metric("precision", fp16 ? "float16" : bf16 ? "bfloat16-autocast" : "float32");
+    s.set_slice_sync(false);  // iteration_wrapper(exp, sync=None)
 
     while (true) {
+      s.begin();
       auto [images, labels] = input.next();
       if (fp16) images = images.to(torch::kFloat16);
       torch::Tensor loss;
@@ -64,6 +68,7 @@ class ConvnetWorkload : public Workload {
         if (bf16) autocast.emplace();
         loss = torch::cross_entropy_loss(model->forward(images), labels);
       }
+      s.set_metric("loss", loss.item<double>());  // it.log(loss=loss.item()), every step
       if (fp16) {
         masters->zero_model_grads();
         masters->backward(loss);
@@ -78,7 +83,7 @@ class ConvnetWorkload : public Workload {
         loss.backward();
         opt.step();
       }
-      if (!s.step(images.size(0), loss)) return;
+      if (!s.step(input_.batch_size, loss)) return;
     }
   }
 

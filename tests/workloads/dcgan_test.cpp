@@ -117,6 +117,18 @@ TEST(DcganWorkload, TrainsBothNetworksWithFiniteLoss) {
   EXPECT_EQ(r.extra["metrics"]["generator_parameters"], 378080);
 }
 
+// The original counts real_batch_size (= --batch-size on one device) per
+// step, also for the epoch's short last batch: 25 images in batches of 10
+// are steps of 10, 10 and 5 images, each counted 10.
+TEST(DcganWorkload, CountsTheBatchSizePerStepAlsoForTheShortLastBatch) {
+  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
+  auto r = run_workload("dcgan", {"--batch-size", "10", "--workers", "2", "--ngf", "8", "--ndf", "8"}, 30, root);
+  EXPECT_EQ(r.count, 30);
+  for (const char* read : {"errD_real", "errD_fake", "errG", "D_x", "D_G_z1", "D_G_z2"})
+    EXPECT_TRUE(r.extra["metrics"].contains(read)) << read << " in " << r.extra.dump();
+  EXPECT_EQ(r.extra["metrics"]["decode"], "full");
+}
+
 TEST(DcganWorkload, RejectsWhatTheNetworksCannotDo) {
   const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
   EXPECT_THROW(run_workload("dcgan", {"--image-size", "32", "--workers", "1"}, 4, root), std::invalid_argument);

@@ -85,6 +85,15 @@ TEST(FastStyleWorkload, TrainsAgainstTheVggLossWithFiniteLoss) {
   EXPECT_EQ(r.extra["dataset"]["name"], "fake_imagenet");
 }
 
+// fast_style's original counts len(x): the images really in the batch. Its
+// DataLoader does not shuffle, so 25 images in batches of 10 are 10, 10, 5.
+TEST(FastStyleWorkload, CountsTheImagesInEachBatch) {
+  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
+  auto r = run_workload("fast_style",
+                        {"--batch-size", "10", "--workers", "2", "--image-size", "16", "--style-size", "16"}, 25, root);
+  EXPECT_EQ(r.count, 25);
+}
+
 TEST(FastStyleWorkload, UnreadableStyleImageNamesTheFile) {
   const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
   try {

@@ -22,7 +22,7 @@ data=${DATA:-$(mktemp -d)}
 perf_cpp() {  # workload max_count args...
   local w=$1 n=$2; shift 2
   build/milarun run "$w" -d "$data" -- --no-cuda --max-count "$n" "$@" 2>>"${LOG:-/dev/null}" |
-    /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin)['timings']['train']['rates']; w=r[-20:-2] or r; print(f'{sum(w)/len(w):.2f}')"
+    /usr/bin/python3 -c "import json,sys; t=json.load(sys.stdin)['timings']; r=(t.get('train') or t['train_0'])['rates']; w=r[-20:-2] or r; print(f'{sum(w)/len(w):.2f}')"
 }
 perf_py() {  # script max_count args...
   local s=$1 n=$2; shift 2
@@ -50,7 +50,7 @@ for name in "$@"; do
   case $name in
     loader) row loader "batch 32, 224 crops" 1600 "--batch-size 32 --workers $T" ;;
     convnet) row convnet "resnet18, batch 16, 224 crops" 480 "--arch resnet18 --batch-size 16 --workers $T" ;;
-    dcgan) row dcgan "batch 32, 64x64" 640 "--batch-size 32 --workers $T" ;;
+    dcgan) row dcgan "batch 32, 64x64" 480 "--batch-size 32 --workers $T" ;;
     reso) row reso "batch 16, crop 256, r 2" 2400 "--batch-size 16 --workers $T" ;;
     fast_style) row fast_style "batch 8, 64x64, style 64" 480 "--batch-size 8 --image-size 64 --style-size 64 --workers $T" ;;
     ssd) row ssd "batch 2, 300x300, 4 loader workers" 40 "--batch-size 2 --workers $T" ;;

@@ -94,13 +94,14 @@ TEST(DcganWorkload, RegisteredAsTheOriginalExperimentWithItsFlags) {
   auto wl = w->make();
   CLI::App app;
   wl->add_options(app);
-  // standard.json's arguments (--cuda and --max-count belong to the harness).
-  std::vector<std::string> args = {
-      "--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "128", "--image-size", "64", "--workers", "8"};
+  // standard.json's arguments (--cuda, --workers and --max-count belong to the harness).
+  std::vector<std::string> args = {"--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "128", "--image-size",
+                                   "64"};
   std::reverse(args.begin(), args.end());
   EXPECT_NO_THROW(app.parse(args));
   const std::string help = app.help();
-  for (const char* flag : {"--nz", "--ngf", "--ndf", "--lr", "--beta1", "--ngpu", "--saved-netG", "--saved-netD"})
+  for (const char* flag :
+       {"--nz", "--ngf", "--ndf", "--lr", "--beta1", "--ngpu", "--saved-netG", "--saved-netD", "--reduced-decode"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
   EXPECT_NE(help.find("0.0002"), std::string::npos) << help;
 }

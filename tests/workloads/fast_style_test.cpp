@@ -61,15 +61,13 @@ TEST(FastStyleWorkload, RegisteredAsTheOriginalExperimentWithItsFlags) {
   auto wl = w->make();
   CLI::App app;
   wl->add_options(app);
-  std::vector<std::string> args = {"--dataset",    "milarun.datasets:fake_imagenet",
-                                   "--batch-size", "128",
-                                   "--image-size", "64",
-                                   "--style-size", "64",
-                                   "--workers",    "8"};
+  std::vector<std::string> args = {
+      "--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "128", "--image-size", "64", "--style-size",
+      "64"};  // --workers is the harness's
   std::reverse(args.begin(), args.end());
   EXPECT_NO_THROW(app.parse(args));
   const std::string help = app.help();
-  for (const char* flag : {"--style-image", "--content-weight", "--style-weight", "--lr"})
+  for (const char* flag : {"--style-image", "--content-weight", "--style-weight", "--lr", "--reduced-decode"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
 }
 

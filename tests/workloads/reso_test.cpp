@@ -156,18 +156,12 @@ TEST(ResoWorkload, RegisteredAsTheOriginalExperimentWithItsFlags) {
   auto wl = w->make();
   CLI::App app;
   wl->add_options(app);
-  std::vector<std::string> args = {"--dataset",
-                                   "milarun.datasets:bsds500_reso",
-                                   "--batch-size",
-                                   "64",
-                                   "--lr",
-                                   "0.1",
-                                   "--upscale-factor",
-                                   "2",
-                                   "--workers",
-                                   "8"};
+  std::vector<std::string> args = {
+      "--dataset", "milarun.datasets:bsds500_reso", "--batch-size", "64", "--lr", "0.1", "--upscale-factor",
+      "2"};  // --workers is the harness's
   std::reverse(args.begin(), args.end());
   EXPECT_NO_THROW(app.parse(args));
+  EXPECT_EQ(app.help().find("--reduced-decode"), std::string::npos);  // reso always decodes whole
 }
 
 TEST(ResoWorkload, TrainsOnBsdsCropsWithFiniteLoss) {

@@ -1,45 +1,60 @@
 #!/usr/bin/env bash
-# dcgan, reso, fast_style in milarun (C++) and in PyTorch Python eager
-# (bench/python/{dcgan,reso,fast_style}.py, Debian's python3-torch 1.13 +
-# torchvision 0.14, the same libtorch version), alternated C,E,C,E... ROUNDS
-# times, same threads (--workers T: loader threads and torch's intra-op
-# threads on both sides), same batch sizes, CPU.
-# C++ figure: the suite's own perf, mean(rates[-20:-2]) of the 0.5 s slices;
-# Python: images/s over the timed steps after the warm-up steps.
-# A shared VM's speed drifts by tens of percent between minutes, so each cell
-# lists every round and the ratio is of the medians.
-# Usage: [LOG=file] bench/compare_vision_eager.sh [THREADS] [ROUNDS]
-#   (needs build/milarun; LOG keeps milarun's stderr)
+# The vision workloads in milarun (C++) and in their eager twins
+# (bench/python/<name>.py: the original's code on Debian's python3-torch 1.13 +
+# torchvision 0.14, the same libtorch), doing the same work: full-resolution
+# decode, the original's counts, host reads and loop (bench/python/original_loop.py
+# is the original's dataloop + RateLogger). Same --workers T on both sides
+# (loader threads/processes and torch's threads = T), same sizes, CPU,
+# alternated C,E ROUNDS times. Both figures are perf = mean(rates[-20:-2]) of the
+# 0.5 s slices, as `milarun summary` computes it; each cell lists every round and
+# the ratio is of the medians (a shared machine's speed drifts between minutes).
+# Usage: [LOG=file] bench/compare_vision_eager.sh THREADS ROUNDS NAME...
+#   NAME: loader convnet dcgan reso fast_style ssd scaling; WORKERS_ONLY=1 runs the C++ side only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-T=${1:-2} R=${2:-3}
+T=${1:-2} R=${2:-1}; shift 2
 export OMP_NUM_THREADS=$T MKL_NUM_THREADS=$T OPENBLAS_NUM_THREADS=$T
-data=$(mktemp -d); trap 'rm -rf "$data"' EXIT
-build/milarun dataset fake_imagenet -d "$data" --scale 0.002 > /dev/null   # 200 train images
-build/milarun dataset bsds500 -d "$data" > /dev/null                       # 200 train images
+data=${DATA:-$(mktemp -d)}
+[ -n "${DATA:-}" ] || trap 'rm -rf "$data"' EXIT
+[ -d "$data/ImageNet" ] || build/milarun dataset fake_imagenet -d "$data" --scale 0.002 > /dev/null  # 200 train images
+[ -d "$data/bsds500" ] || build/milarun dataset bsds500 -d "$data" > /dev/null                     # 200 train images
+[ -d "$data/coco" ] || build/milarun dataset coco -d "$data" --scale 0.0005 > /dev/null            # 59 train images
 perf_cpp() {  # workload max_count args...
   local w=$1 n=$2; shift 2
-  build/milarun run "$w" -d "$data" -- --no-cuda --max-count "$n" --workers "$T" "$@" 2>>"${LOG:-/dev/null}" |
-    /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin)['timings']['train']['rates']; assert len(r) >= 22, f'$w: only {len(r)} slices, raise its max count in this script'; w=r[-20:-2]; print(f'{sum(w)/len(w):.2f}')"
+  build/milarun run "$w" -d "$data" -- --no-cuda --max-count "$n" "$@" 2>>"${LOG:-/dev/null}" |
+    /usr/bin/python3 -c "import json,sys; t=json.load(sys.stdin)['timings']; r=(t.get('train') or t['train_0'])['rates']; w=r[-20:-2] or r; print(f'{sum(w)/len(w):.2f}')"
 }
-perf_py() {  # script args...
-  local s=$1; shift
-  (cd bench/python && /usr/bin/python3 "$s" --dataroot "$data" --workers "$T" "$@") |
-    sed -n 's/.*: \([0-9.]*\) images\/s.*/\1/p'
+perf_py() {  # script max_count args...
+  local s=$1 n=$2; shift 2
+  (cd bench/python && /usr/bin/python3 "$s" --dataroot "$data" --max-count "$n" "$@" 2>>"${LOG:-/dev/null}") |
+    /usr/bin/python3 -c "import json,sys; print(f\"{json.loads(sys.stdin.readlines()[-1])['perf']:.2f}\")"
 }
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-echo "| workload | settings | C++ milarun images/s (rounds; median) | PyTorch eager images/s (rounds; median) | ratio of medians |"
+echo "| workload | settings (threads $T) | C++ milarun (rounds; median) | eager twin (rounds; median) | ratio |"
 echo "|---|---|---|---|---|"
-row() {  # name settings cpp_max_count "cpp args" "py args"
-  local cs=() ps=() c p
+row() {  # name settings max_count "args" [twin-only args]
+  local cs=() ps=() c p="-"
   for _ in $(seq "$R"); do
     cs+=("$(perf_cpp "$1" "$3" $4)")
-    ps+=("$(perf_py "$1.py" $5)")
+    [ -n "${WORKERS_ONLY:-}" ] || ps+=("$(perf_py "$1.py" "$3" $4 ${5:-})")
   done
-  c=$(median "${cs[@]}") p=$(median "${ps[@]}")
-  echo "| $1 | $2 | ${cs[*]}; **$c** | ${ps[*]}; **$p** | $(/usr/bin/python3 -c "print(f'{$c/$p:.2f}')") |"
+  c=$(median "${cs[@]}")
+  if [ -z "${WORKERS_ONLY:-}" ]; then
+    p=$(median "${ps[@]}")
+    echo "| $1 | $2 | ${cs[*]}; **$c** | ${ps[*]}; **$p** | $(/usr/bin/python3 -c "print(f'{$c/$p:.2f}')") |"
+  else
+    echo "| $1 | $2 | ${cs[*]}; **$c** | - | - |"
+  fi
 }
-row dcgan "batch 32, 64x64" 960 "--batch-size 32" "--batch-size 32 --steps 20 --warmup 3"
-row reso "batch 16, crop 256, r 2" 1600 "--batch-size 16" "--batch-size 16 --steps 20 --warmup 3"
-row fast_style "batch 8, 64x64, style 64" 640 "--batch-size 8 --image-size 64 --style-size 64" \
-  "--batch-size 8 --image-size 64 --style-size 64 --steps 30 --warmup 3"
+for name in "$@"; do
+  case $name in
+    loader) row loader "batch 32, 224 crops" 1600 "--batch-size 32 --workers $T" ;;
+    convnet) row convnet "resnet18, batch 16, 224 crops" 480 "--arch resnet18 --batch-size 16 --workers $T" ;;
+    dcgan) row dcgan "batch 32, 64x64" 480 "--batch-size 32 --workers $T" ;;
+    reso) row reso "batch 16, crop 256, r 2" 2400 "--batch-size 16 --workers $T" ;;
+    fast_style) row fast_style "batch 8, 64x64, style 64" 480 "--batch-size 8 --image-size 64 --style-size 64 --workers $T" ;;
+    ssd) row ssd "batch 2, 300x300, 4 loader workers" 40 "--batch-size 2 --workers $T" ;;
+    scaling) row scaling "alexnet, batch 16, 224, 1 rank" 640 "--batch-size 16 --workers $T" ;;
+    *) echo "unknown workload $name" >&2; exit 2 ;;
+  esac
+done

@@ -36,8 +36,8 @@ bool ResizeCenterCrop::apply(JpegCodec& codec, const uint8_t* jpeg, size_t size,
   JpegHeader hdr;
   if (!codec.header(jpeg, size, &hdr, error)) return false;
   const CropBox box = resize_center_crop_box(hdr.width, hdr.height, options_.size);
-  const JpegScale scale = smallest_scale_covering(box.w, box.h, options_.size, options_.size);
-  if (!codec.decode(jpeg, size, scale, &decoded, error)) return false;
+  if (!decode_for_crop(codec, jpeg, size, box, options_.size, options_.size, options_.decode, &decoded, error))
+    return false;
   resized.resize(size_t(options_.size) * options_.size * 3);
   resize_region(decoded, hdr.width, hdr.height, box, options_.size, options_.size, resized.data());
   to_normalized_chw(resized.data(), options_.size, options_.size, false, options_.mean, options_.std, out);

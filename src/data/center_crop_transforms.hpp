@@ -22,6 +22,7 @@ class ResizeCenterCrop : public ImageTransform {
  public:
   struct Options {
     int size = 64;
+    Decode decode = Decode::full;  // image_transform.hpp
     std::array<float, 3> mean{0.5f, 0.5f, 0.5f};
     std::array<float, 3> std{0.5f, 0.5f, 0.5f};
   };

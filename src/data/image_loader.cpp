@@ -46,20 +46,27 @@ ImageLoader::~ImageLoader() {
   for (auto& t : threads_) t.join();
 }
 
-const ImageSample& ImageLoader::sample_at(int64_t k) {
-  const int64_t n = int64_t(samples_.size());
-  if (!options_.shuffle) return samples_[size_t(k % n)];
-  const int64_t epoch = k / n;
+int64_t batches_per_epoch(int64_t samples, int64_t batch_size) { return (samples + batch_size - 1) / batch_size; }
+
+int64_t batch_length(int64_t samples, int64_t batch_size, int64_t index) {
+  const int64_t first = (index % batches_per_epoch(samples, batch_size)) * batch_size;
+  return std::min(batch_size, samples - first);
+}
+
+ImageSample ImageLoader::sample_at(int64_t epoch, int64_t pos) {
+  if (!options_.shuffle) return samples_[size_t(pos)];
   auto it = perms_.find(epoch);
   if (it == perms_.end()) {
-    auto order = std::make_shared<std::vector<int64_t>>(size_t(n));
+    auto order = std::make_shared<std::vector<int64_t>>(samples_.size());
     std::iota(order->begin(), order->end(), 0);
     std::mt19937_64 rng(mix(options_.seed ^ mix(uint64_t(epoch) + 1)));
     std::shuffle(order->begin(), order->end(), rng);
     it = perms_.emplace(epoch, std::move(order)).first;
-    while (perms_.size() > 4) perms_.erase(perms_.begin());  // rebuilt on demand if needed again
   }
-  return samples_[size_t((*it->second)[size_t(k % n)])];
+  ImageSample sample = samples_[size_t((*it->second)[size_t(pos)])];
+  // Workers take epochs slightly out of order: keep a few, rebuild on demand.
+  while (perms_.size() > 4) perms_.erase(perms_.begin());
+  return sample;
 }
 
 std::pair<torch::Tensor, torch::Tensor> ImageLoader::take_buffers() {
@@ -78,40 +85,40 @@ void ImageLoader::work() {
   try {
     JpegCodec codec;
     std::vector<uint8_t> bytes;
-    const int64_t B = options_.batch_size, P = options_.prefetch_batches;
+    const int64_t n = int64_t(samples_.size()), B = options_.batch_size, P = options_.prefetch_batches;
+    const int64_t per_epoch = batches_per_epoch(n, B);
     std::unique_lock<std::mutex> lock(mu_);
     while (!stop_) {
-      const int64_t k = next_sample_++;
-      const int64_t b = k / B, j = k % B;
+      const int64_t b = next_batch_, j = next_in_batch_, length = batch_length(n, B, b);
+      if (++next_in_batch_ == length) ++next_batch_, next_in_batch_ = 0;
       workers_cv_.wait(lock, [&] { return stop_ || b < consumed_ + P; });
       if (stop_) return;
       Slot& slot = slots_[size_t(b % P)];
       if (slot.batch != b) {  // first worker on this batch sets the slot up
         std::tie(slot.images, slot.labels) = take_buffers();
-        slot.ok.assign(size_t(B), 0);
+        slot.ok.assign(size_t(length), 0);
         slot.done = 0;
+        slot.length = length;
         slot.batch = b;
       }
-      const ImageSample& sample = sample_at(k);
-      const ImageSample mine = sample;  // read below without the lock
-      const std::string& path = mine.path;
-      const int64_t label = mine.label;
+      const int64_t epoch = b / per_epoch, pos = (b % per_epoch) * B + j;
+      const ImageSample mine = sample_at(epoch, pos);  // a copy: read below without the lock
       float* out = slot.images.data_ptr<float>() + j * sample_numel_;
       lock.unlock();
 
-      std::mt19937_64 rng(mix(options_.seed ^ mix(uint64_t(k))));
+      std::mt19937_64 rng(mix(options_.seed ^ mix(uint64_t(epoch * n + pos))));
       std::string error;
-      bool ok = read_file_bytes(path, &bytes, &error) &&
+      bool ok = read_file_bytes(mine.path, &bytes, &error) &&
                 transform_->apply_sample(codec, mine, bytes.data(), bytes.size(), rng, out, &error);
 
       lock.lock();
-      slot.labels.data_ptr<int64_t>()[j] = label;
+      slot.labels.data_ptr<int64_t>()[j] = mine.label;
       slot.ok[size_t(j)] = ok;
       if (!ok) {
         ++skipped_;
-        last_skip_ = path + ": " + error;
+        last_skip_ = mine.path + ": " + error;
       }
-      if (++slot.done == B) consumer_cv_.notify_all();
+      if (++slot.done == slot.length) consumer_cv_.notify_all();
     }
   } catch (...) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -121,26 +128,31 @@ void ImageLoader::work() {
 }
 
 ImageBatch ImageLoader::next() {
-  const int64_t B = options_.batch_size, P = options_.prefetch_batches;
+  const int64_t P = options_.prefetch_batches;
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
     const int64_t b = consumed_;
     Slot& slot = slots_[size_t(b % P)];
-    consumer_cv_.wait(lock, [&] { return worker_error_ || (slot.batch == b && slot.done == B); });
+    consumer_cv_.wait(lock, [&] { return worker_error_ || (slot.batch == b && slot.done == slot.length); });
     if (worker_error_) std::rethrow_exception(worker_error_);
+    const int64_t length = slot.length;
     ImageBatch batch{std::move(slot.images), std::move(slot.labels)};
     std::vector<char> ok = std::move(slot.ok);
     slot = Slot{};
     ++consumed_;
     workers_cv_.notify_all();
+    if (length < options_.batch_size) {  // the epoch's short last batch: a view of the buffers
+      batch.images = batch.images.narrow(0, 0, length);
+      batch.labels = batch.labels.narrow(0, 0, length);
+    }
 
     const int64_t good = std::count(ok.begin(), ok.end(), 1);
-    if (good == B) {
+    if (good == length) {
       skipped_in_a_row_ = 0;
       return batch;
     }
     if (good == 0) {
-      skipped_in_a_row_ += B;
+      skipped_in_a_row_ += length;
       if (skipped_in_a_row_ >= int64_t(samples_.size()))
         throw std::runtime_error("ImageLoader: " + std::to_string(skipped_in_a_row_) +
                                  " images in a row could not be decoded (dataset of " +
@@ -150,7 +162,7 @@ ImageBatch ImageLoader::next() {
     skipped_in_a_row_ = 0;
     lock.unlock();  // rare path: drop the skipped rows
     std::vector<int64_t> keep;
-    for (int64_t j = 0; j < B; ++j)
+    for (int64_t j = 0; j < length; ++j)
       if (ok[size_t(j)]) keep.push_back(j);
     auto index = torch::tensor(keep, torch::kInt64);
     batch.images = batch.images.index_select(0, index);

@@ -5,8 +5,12 @@
 //
 // Contract:
 //  - An endless stream: epoch after epoch, each a fresh permutation (seeded,
-//    so a run is reproducible whatever the thread timing), cut into batches of
-//    exactly batch_size samples (a batch may span two epochs).
+//    so a run is reproducible whatever the thread timing), cut into batches as
+//    torch's DataLoader(drop_last=False) cuts one epoch: batch_size samples
+//    each, and a short last batch of (samples % batch_size) when it does not
+//    divide. A dataset smaller than a batch gives one short batch per epoch.
+//    Unlike a DataLoader re-created each epoch, the workers run on into the
+//    next epoch's batches (prefetch does not stop at the epoch's end).
 //  - At most `prefetch_batches` batches exist ahead of the consumer, each
 //    filled by all workers together; memory is bounded by that.
 //  - Batch memory is recycled: once the consumer has dropped every reference
@@ -50,6 +54,11 @@ struct ImageBatch {
   int64_t size() const { return images.size(0); }
 };
 
+// The batches of one epoch (DataLoader with drop_last=False): ceil(samples / batch_size).
+int64_t batches_per_epoch(int64_t samples, int64_t batch_size);
+// Samples in batch `index` (counted from the first epoch's first batch).
+int64_t batch_length(int64_t samples, int64_t batch_size, int64_t index);
+
 class ImageLoader {
  public:
   // Throws std::invalid_argument on an empty sample list or bad options.
@@ -60,6 +69,8 @@ class ImageLoader {
   ImageLoader& operator=(const ImageLoader&) = delete;
 
   // Blocks until the next batch is complete; never returns an empty batch.
+  // Its size is batch_length(samples, batch_size, i) for the i-th batch, less
+  // the samples skipped in it.
   ImageBatch next();
 
   int64_t skipped() const;        // samples skipped so far (corrupt/unreadable)
@@ -68,6 +79,7 @@ class ImageLoader {
  private:
   struct Slot {
     int64_t batch = -1;  // batch held, -1 when free
+    int64_t length = 0;  // samples in it (batch_length)
     torch::Tensor images, labels;
     std::vector<char> ok;
     int64_t done = 0;
@@ -76,7 +88,8 @@ class ImageLoader {
   // Buffers for a new batch: a pooled pair nobody else references, or fresh
   // ones (kept in the pool while it is small). Call with mu_ held.
   std::pair<torch::Tensor, torch::Tensor> take_buffers();
-  const ImageSample& sample_at(int64_t k);  // call with mu_ held
+  // The sample at position `pos` of epoch `epoch`'s order. Call with mu_ held.
+  ImageSample sample_at(int64_t epoch, int64_t pos);
 
   const std::vector<ImageSample> samples_;
   const std::shared_ptr<const ImageTransform> transform_;
@@ -89,8 +102,9 @@ class ImageLoader {
   std::vector<Slot> slots_;
   std::vector<std::pair<torch::Tensor, torch::Tensor>> pool_;             // (images, labels) for recycling
   std::map<int64_t, std::shared_ptr<const std::vector<int64_t>>> perms_;  // epoch -> order
-  int64_t next_sample_ = 0;  // next global sample index to hand to a worker
-  int64_t consumed_ = 0;     // next batch the consumer takes
+  int64_t next_batch_ = 0;     // batch of the next sample to hand to a worker
+  int64_t next_in_batch_ = 0;  // its position in that batch
+  int64_t consumed_ = 0;       // next batch the consumer takes
   int64_t skipped_ = 0;
   int64_t skipped_in_a_row_ = 0;
   std::string last_skip_;

@@ -35,6 +35,17 @@ CropBox random_resized_crop_box(int width, int height, double scale_lo, double s
   return {(width - w) / 2, (height - h) / 2, w, h};
 }
 
+const char* decode_name(Decode d) { return d == Decode::full ? "full" : "reduced"; }
+
+bool decode_for_crop(JpegCodec& codec, const uint8_t* jpeg, size_t size, CropBox box, int out_w, int out_h, Decode mode,
+                     RgbImage* out, std::string* error) {
+  if (mode == Decode::full) {
+    return codec.decode(jpeg, size, {1, 1}, out, error);
+  }
+  const JpegScale scale = smallest_scale_covering(box.w, box.h, out_w, out_h);
+  return codec.decode_region(jpeg, size, scale, {box.x, box.y, box.w, box.h}, out, error);
+}
+
 void resize_region(const RgbImage& decoded, int src_w, int src_h, CropBox box, int out_w, int out_h, uint8_t* out) {
   // Box in the whole scaled image, then in the decoded part of it.
   const double fx = double(decoded.scaled_width()) / src_w, fy = double(decoded.scaled_height()) / src_h;
@@ -87,8 +98,8 @@ bool RandomResizedCropFlip::apply(JpegCodec& codec, const uint8_t* jpeg, size_t 
   const CropBox box = random_resized_crop_box(hdr.width, hdr.height, options_.scale_lo, options_.scale_hi,
                                               options_.ratio_lo, options_.ratio_hi, rng);
   const bool mirror = options_.flip && std::uniform_real_distribution<double>(0, 1)(rng) < 0.5;
-  const JpegScale scale = smallest_scale_covering(box.w, box.h, options_.size, options_.size);
-  if (!codec.decode_region(jpeg, size, scale, {box.x, box.y, box.w, box.h}, &decoded, error)) return false;
+  if (!decode_for_crop(codec, jpeg, size, box, options_.size, options_.size, options_.decode, &decoded, error))
+    return false;
   resized.resize(size_t(options_.size) * options_.size * 3);
   resize_region(decoded, hdr.width, hdr.height, box, options_.size, options_.size, resized.data());
   to_normalized_chw(resized.data(), options_.size, options_.size, mirror, options_.mean, options_.std, out);

@@ -1,5 +1,10 @@
-// Per-workload image transforms: JPEG bytes -> one float sample, decoded with
-// DCT scaling near the size the transform needs. No torch here: a transform
+// Per-workload image transforms: JPEG bytes -> one float sample. By default
+// every JPEG is decoded whole at full resolution before the crop and resize,
+// as the original's PIL loader (Image.open(...).convert('RGB')) does. The
+// opt-in reduced decode (Decode::reduced) decodes only the region the crop
+// needs at the smallest DCT scale still at least the output size: less work
+// than the original, so a workload that offers it records it in its result
+// (workloads/image_input.hpp). No torch here: a transform
 // writes into a float buffer the loader owns (data/image_loader.hpp).
 // Transforms are shared by all loader threads: apply() must be const and
 // thread-safe (scratch memory is thread-local).
@@ -39,6 +44,18 @@ struct CropBox {
   int x = 0, y = 0, w = 0, h = 0;  // in source pixels
 };
 
+// How a transform decodes: `full` (the default, the original's work) or
+// `reduced` (DCT-scaled region decode, an opt-in shortcut).
+enum class Decode { full, reduced };
+const char* decode_name(Decode d);  // "full" or "reduced"
+
+// Decodes what resizing `box` of the JPEG to out_w x out_h
+// needs: the whole image at scale 1/1 (Decode::full), or only the region of
+// the box at smallest_scale_covering(box, out) (Decode::reduced). Pass the
+// result to resize_region. Returns false with *error on a corrupt stream.
+bool decode_for_crop(JpegCodec& codec, const uint8_t* jpeg, size_t size, CropBox box, int out_w, int out_h, Decode mode,
+                     RgbImage* out, std::string* error);
+
 // torchvision RandomResizedCrop.get_params: up to 10 tries of an area fraction
 // in [scale_lo, scale_hi] and a log-uniform aspect ratio in [ratio_lo,
 // ratio_hi], then the central crop fallback.
@@ -70,6 +87,7 @@ class RandomResizedCropFlip : public ImageTransform {
     double scale_lo = 0.08, scale_hi = 1.0;
     double ratio_lo = 3.0 / 4.0, ratio_hi = 4.0 / 3.0;
     bool flip = true;
+    Decode decode = Decode::full;
     std::array<float, 3> mean{0.485f, 0.456f, 0.406f};  // ImageNet statistics
     std::array<float, 3> std{0.229f, 0.224f, 0.225f};
   };

@@ -62,6 +62,7 @@ bool JpegCodec::decode(const uint8_t* data, size_t size, JpegScale scale, RgbIma
   const int w = scale.apply(hdr.width), h = scale.apply(hdr.height);
   out->width = w;
   out->height = h;
+  out->left = out->top = out->full_width = out->full_height = 0;  // the whole image
   out->pixels.resize(static_cast<size_t>(w) * h * 3);
   // STOPONWARNING: a truncated stream ("premature end of data") is an error,
   // not a silently grey-filled image.

@@ -1,10 +1,13 @@
 // convnet: the original's milarun.models.convnet:conv_simple — a torchvision
 // ResNet (--arch, default resnet18) trained on fake_imagenet with
 // CrossEntropy and plain SGD (lr only, as the original; --momentum and
-// --weight-decay default to 0). Counts images. --half (convnet_fp16): on CUDA
-// the original's ModelAdapter/OptimizerAdapter over apex — float16 model with
-// float32 BatchNorm, float32 master weights, dynamic loss scaling
-// (workloads/mixed_precision.hpp); on CPU bfloat16 autocast.
+// --weight-decay default to 0). As the original's loop: each timed block
+// fetches a batch, trains on it, reads the loss (loss.item() every step) and
+// counts --batch-size; no sync at slice ends (sync=None). --half
+// (convnet_fp16): on CUDA the original's ModelAdapter/OptimizerAdapter over
+// apex — float16 model with float32 BatchNorm, float32 master weights,
+// dynamic loss scaling (workloads/mixed_precision.hpp); on CPU bfloat16
+// autocast.
 #include <torch/torch.h>
 
 #include <optional>
@@ -55,8 +58,10 @@ class ConvnetWorkload : public Workload {
     auto sgd = torch::optim::SGDOptions(lr_).momentum(momentum_).weight_decay(weight_decay_);
     torch::optim::SGD opt(fp16 ? masters->master_params() : model->parameters(), sgd);
     s.set_metric("precision", fp16 ? "float16" : bf16 ? "bfloat16-autocast" : "float32");
+    s.set_slice_sync(false);  // iteration_wrapper(exp, sync=None)
 
     while (true) {
+      s.begin();
       auto [images, labels] = input.next();
       if (fp16) images = images.to(torch::kFloat16);
       torch::Tensor loss;
@@ -64,6 +69,7 @@ class ConvnetWorkload : public Workload {
         AutocastScope autocast(torch::kCPU, torch::kBFloat16, bf16);
         loss = torch::cross_entropy_loss(model->forward(images), labels);
       }
+      s.set_metric("loss", loss.item<double>());  // it.log(loss=loss.item()), every step
       if (fp16) {
         masters->backward(loss);
         if (masters->unscale()) {  // one read: the overflow check
@@ -77,7 +83,7 @@ class ConvnetWorkload : public Workload {
         loss.backward();
         opt.step();
       }
-      if (!s.step(images.size(0), loss)) return;
+      if (!s.step(input_.batch_size, loss)) return;
     }
   }
 

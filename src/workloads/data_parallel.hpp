@@ -2,14 +2,22 @@
 // through c10d (a TCPStore hosted by rank 0, then ProcessGroupGloo on CPU or
 // ProcessGroupNCCL on CUDA). The c10d headers stay in data_parallel.cpp.
 //
-// Gradients live in one flat float buffer (each parameter's .grad() is a view
-// into it, as DDP's gradient_as_bucket_view) with one extra slot carrying a
-// "stop" vote, so a single allreduce per step both averages the gradients and
-// lets every rank leave the loop on the same step.
+// The work of torch's DistributedDataParallel, as the original's scaling
+// workload used it: parameters grouped in reverse order into buckets (the
+// first 1 MiB, then 25 MiB each, DDP's defaults); during backward a hook on
+// each parameter copies its gradient, divided by the world size, into its
+// bucket, and a bucket whose gradients are all in starts its asynchronous
+// allreduce at once (in bucket order, as DDP's reducer) while backward goes
+// on. After backward the group waits for the reductions and each .grad() is
+// a view of its averaged bucket (DDP's gradient_as_bucket_view, without the
+// copy back). A world of one rank does the same copies without the
+// allreduce. The last bucket carries one extra slot, a "stop" vote, so every
+// rank leaves the loop on the same step.
 #pragma once
 #include <torch/torch.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -36,26 +44,37 @@ class DataParallelGroup {
   int world_size() const { return where_.world_size; }
   const std::string& backend() const { return backend_; }
 
-  // Copies rank 0's values of `params` to every rank, then makes each
-  // parameter's gradient a zeroed view into the flat buffer (float32, on the
-  // parameters' device). Call once, before the first backward.
-  void attach(const std::vector<torch::Tensor>& params);
-  // Zeroes every gradient (the whole flat buffer).
-  void zero_grad();
-  // Averages the gradients over the ranks and shares each rank's `stop` vote.
-  // Returns true when any rank voted to stop. Every rank must call it the same
+  // Copies rank 0's values of `params` to every rank (as DDP's constructor),
+  // builds the buckets (float32, on the parameters' device) and registers the
+  // gradient hooks. Call once, before the first backward; `params` must each
+  // receive one gradient per backward (no shared or unused parameters).
+  void attach(const std::vector<torch::Tensor>& params, int64_t first_bucket_bytes = int64_t(1) << 20,
+              int64_t bucket_bytes = int64_t(25) << 20);
+  // Before each backward: drops the gradients (the hooks refill the buckets)
+  // and sets this rank's stop vote.
+  void zero_grad(bool stop = false);
+  // After backward: waits for every bucket's allreduce and points each
+  // .grad() at its averaged slice. Returns true when any rank voted to stop
+  // (read on the host: one value per step). Every rank must call it the same
   // number of times.
-  bool average_gradients(bool stop);
+  bool finish_gradients();
+  // Buckets, in launch order; and how many were launched from a backward hook
+  // (i.e. overlapped with backward) in the last step.
+  int64_t buckets() const;
+  int64_t launched_during_backward() const;
   // Rank 0 receives every rank's `mine`, in rank order; the others get {}
   // after theirs was delivered. Goes through the store.
   std::vector<std::string> gather_to_rank0(const std::string& mine);
 
  private:
   struct Impl;
+  struct Bucket;
+  void on_gradient(size_t bucket, int64_t offset, const torch::Tensor& grad);
+  void launch_ready_buckets();
+
   Rendezvous where_;
   std::string backend_;
   std::unique_ptr<Impl> impl_;
-  torch::Tensor flat_;  // gradients + the stop slot
 };
 
 // "gloo" on CPU, "nccl" on CUDA; `requested` when not empty.

@@ -1,11 +1,13 @@
 // dcgan: the original's milarun.models.dcgan:main — pytorch/examples' DCGAN
 // (64x64 generator and discriminator, BCE, Adam lr 2e-4 beta1 0.5 for both)
 // on fake_imagenet's train split: Resize(64) + CenterCrop(64) + ToTensor +
-// Normalize(0.5, 0.5), shuffled. Counts images (the batch's real images).
-// Per step: D on a real batch, D on G(z) detached, D step; G through D, G step.
-// The loss reported is errD_real + errD_fake + errG, read at slice ends only
-// (the original also read D(x) and D(G(z)) means every step, a device sync we
-// leave out).
+// Normalize(0.5, 0.5) on full-resolution decodes, shuffled. Each timed block
+// (as the original's dataloop) fetches a batch and does: D on the real batch,
+// D on G(z) detached, D step; G through D, G step; with the original's six
+// host reads every step (D(x), D(G(z)) before and after D's step, errD_real,
+// errD_fake, errG), recorded as metrics; device sync at slice ends. Counts
+// --batch-size per step (the original's real_batch_size on one device), also
+// for an epoch's short last batch.
 #include "models/dcgan.hpp"
 
 #include <torch/torch.h>
@@ -76,6 +78,7 @@ class DcganWorkload : public Workload {
 
     ResizeCenterCrop::Options t;
     t.size = kSide;  // mean = std = 0.5: images in [-1, 1] like the generator's tanh
+    t.decode = input_.decode();
     ImageInput input(s, input_, std::make_shared<ResizeCenterCrop>(t), /*shuffle=*/true);
     if (dev.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);  // as the original
 
@@ -84,25 +87,37 @@ class DcganWorkload : public Workload {
     g->train();
     d->train();
     while (true) {
+      s.begin();
       torch::Tensor real = input.next().first;
       const int64_t n = real.size(0);
       auto label = torch::ones({n}, real.options());
 
       d->zero_grad();  // (1) D: maximise log D(x) + log(1 - D(G(z)))
-      auto err_d_real = torch::binary_cross_entropy(d->forward(real), label);
+      auto output = d->forward(real);
+      auto err_d_real = torch::binary_cross_entropy(output, label);
       err_d_real.backward();
+      s.set_metric("D_x", output.mean().item<double>());
       auto fake = g->forward(torch::randn({n, nz_, 1, 1}, real.options()));
       label.fill_(0.0);
-      auto err_d_fake = torch::binary_cross_entropy(d->forward(fake.detach()), label);
+      output = d->forward(fake.detach());
+      auto err_d_fake = torch::binary_cross_entropy(output, label);
       err_d_fake.backward();
+      s.set_metric("D_G_z1", output.mean().item<double>());
       opt_d.step();
 
       g->zero_grad();  // (2) G: maximise log D(G(z))
       label.fill_(1.0);
-      auto err_g = torch::binary_cross_entropy(d->forward(fake), label);
+      output = d->forward(fake);
+      auto err_g = torch::binary_cross_entropy(output, label);
       err_g.backward();
+      s.set_metric("D_G_z2", output.mean().item<double>());
       opt_g.step();
-      if (!s.step(n, err_d_real.detach() + err_d_fake.detach() + err_g.detach())) return;
+      const double e_real = err_d_real.item<double>(), e_fake = err_d_fake.item<double>(), e_g = err_g.item<double>();
+      s.set_metric("errD_real", e_real);
+      s.set_metric("errD_fake", e_fake);
+      s.set_metric("errG", e_g);
+      s.set_metric("loss", e_real + e_fake + e_g);  // ours: the three summed, from the values read
+      if (!s.step(input_.batch_size)) return;
     }
   }
 

@@ -5,7 +5,9 @@
 // the original's DataLoader) against a VGG16 perceptual loss: content = MSE of
 // relu2_2 activations x --content-weight, style = sum over relu1_2..relu4_3 of
 // the MSE between Gram matrices and the style image's x --style-weight; Adam.
-// Counts images. Deviations: VGG16 has random weights (no pretrained download)
+// Each timed block fetches a batch, trains, reads the loss (total_loss.item()
+// every step, as the original); device sync at slice ends. Counts the images
+// in the batch (the original's len(x)). Deviations: VGG16 has random weights (no pretrained download)
 // and the default style image is generated (stripes) unless --style-image
 // names a JPEG; model.parameters counts the TransformerNet and the whole VGG16
 // with its classifier, which the loss does not run.
@@ -95,6 +97,7 @@ class FastStyleWorkload : public Workload {
     const torch::Device dev = s.device();
     ResizeCenterCrop::Options t;
     t.size = input_.image_size;
+    t.decode = input_.decode();
     t.mean = {0.f, 0.f, 0.f};  // ToTensor then x255
     t.std = {1.f / 255, 1.f / 255, 1.f / 255};
     ImageInput input(s, input_, std::make_shared<ResizeCenterCrop>(t), /*shuffle=*/false);
@@ -119,6 +122,7 @@ class FastStyleWorkload : public Workload {
     torch::optim::Adam opt(transformer->parameters(), torch::optim::AdamOptions(lr_));
     transformer->train();
     while (true) {
+      s.begin();
       torch::Tensor x = input.next().first;  // [B, 3, S, S], 0..255
       const int64_t n = x.size(0);
       opt.zero_grad();
@@ -137,6 +141,7 @@ class FastStyleWorkload : public Workload {
       }
       auto total = content_loss + style_weight_ * style_loss;
       total.backward();
+      s.set_metric("loss", total.item<double>());  // it.log(loss=total_loss.item()), every step
       opt.step();
       if (!s.step(n, total.detach())) return;
     }

@@ -1,5 +1,5 @@
 // The image input of the vision workloads: flags (--dataset, --batch-size,
-// --image-size; --workers is the harness's), an ImageLoader over the dataset's train split
+// --image-size, --reduced-decode; --workers is the harness's), an ImageLoader over the dataset's train split
 // (with the workload's transform; RandomResizedCrop + flip by default),
 // and batches moved to the session's device (pinned host memory and
 // non_blocking copies on CUDA). Records the dataset's provenance and keeps the
@@ -24,27 +24,38 @@ class Session;
 struct ImageInputOptions {
   std::string dataset = "milarun.datasets:fake_imagenet";
   int64_t batch_size = 256;
-  int workers = 8;       // loader threads, and torch's intra-op threads as the original's init_torch
+  int workers = 8;       // loader threads when the harness's --workers is not given
   int image_size = 224;  // RandomResizedCrop output side (ours: small values make CPU tests fast)
+  // Opt-in shortcut (not the original's work): DCT-scaled region decode.
+  // Recorded as metrics.decode = "reduced" and in metrics.shortcuts.
+  bool reduced_decode = false;
+  Decode decode() const { return reduced_decode ? Decode::reduced : Decode::full; }
 };
 
-// Registers the four flags on `app`, with `options`' values as defaults
-// (--image-size only when `image_size_flag`: reso's original has none).
-void add_image_input_options(CLI::App& app, ImageInputOptions& options, bool image_size_flag = true);
+// Registers the flags on `app`, with `options`' values as defaults
+// (--image-size only when `image_size_flag`: reso's original has none;
+// --reduced-decode only when `reduced_decode_flag`: reso always decodes whole).
+void add_image_input_options(CLI::App& app, ImageInputOptions& options, bool image_size_flag = true,
+                             bool reduced_decode_flag = true);
+// Registers --reduced-decode alone (for inputs with their own other flags).
+void add_reduced_decode_flag(CLI::App& app, bool& reduced_decode);
 
-// Checks --batch-size and --workers (std::invalid_argument naming the flag)
-// and sets torch's intra-op thread count to `workers`, as the originals'
-// init_torch did.
-void apply_loader_flags(int64_t batch_size, int workers);
+// Checks --batch-size and --workers (std::invalid_argument naming the flag).
+// Torch's intra-op threads are the harness's (--workers or 1, init_torch).
+void check_loader_flags(int64_t batch_size, int workers);
 
 // An ImageLoader that feeds a session: started with pinned host batches on
 // CUDA and a seed from torch's generator; records `provenance` as the
-// session's dataset and keeps the "images_skipped" metric (and the
-// provenance's "last_skipped") current as batches are taken.
+// session's dataset, the decode used (metrics.decode "full" or "reduced";
+// "reduced_decode" in metrics.shortcuts when reduced) and keeps the
+// "images_skipped" metric (and the provenance's "last_skipped") current as
+// batches are taken. Batches follow the DataLoader's epochs: the last one of
+// an epoch may be short (image_loader.hpp).
 class SessionImageFeed {
  public:
   SessionImageFeed(Session& session, nlohmann::json provenance, std::vector<ImageSample> samples,
-                   std::shared_ptr<const ImageTransform> transform, int64_t batch_size, int workers, bool shuffle);
+                   std::shared_ptr<const ImageTransform> transform, int64_t batch_size, int workers, bool shuffle,
+                   Decode decode);
   ImageBatch next();  // on the host
   int64_t skipped() const { return loader_->skipped(); }
 
@@ -58,7 +69,8 @@ class SessionImageFeed {
 class ImageInput {
  public:
   // Opens the train split (throws with the command that makes it when
-  // missing), sets torch's thread count to --workers, starts the loader.
+  // missing), starts the loader with --workers threads (the session's, else
+  // options.workers).
   ImageInput(Session& session, const ImageInputOptions& options);
   // The same with the workload's own transform; `shuffle` as its original's
   // DataLoader (fast_style's does not shuffle).

@@ -1,8 +1,12 @@
 // loader: the original's milarun.models.loader — images/second delivered to
 // the device by the input pipeline alone (fake_imagenet train split,
-// RandomResizedCrop(224) + flip + normalise, --workers threads, batches copied
-// to the device). Counts images. One batch is loaded before the meter counts,
-// as the original's warm-up.
+// RandomResizedCrop(224) + flip + normalise on full-resolution decodes,
+// --workers loader threads, batches copied to the device). As the original:
+// one warm-up batch before the timed loop; each timed block fetches a batch
+// and copies it (a device sync every step on CUDA, none at slice ends:
+// iteration_wrapper(exp, sync=None)); counts --batch-size per step, also for
+// an epoch's short last batch.
+#include <torch/cuda.h>
 #include <torch/torch.h>
 
 #include "workloads/image_input.hpp"
@@ -19,10 +23,14 @@ class LoaderWorkload : public Workload {
   void run(Session& s) override {
     ImageInput input(s, input_);
     s.set_model_parameters(0);  // no model: the loader alone is measured
-    input.next();               // warm-up batch, not counted
+    s.set_slice_sync(false);
+    const bool cuda = s.device().is_cuda();
+    input.next();  // warm-up batch, not timed
     while (true) {
-      auto [images, labels] = input.next();
-      if (!s.step(images.size(0))) return;
+      s.begin();
+      auto batch = input.next();
+      if (cuda) torch::cuda::synchronize();
+      if (!s.step(input_.batch_size)) return;
     }
   }
 

@@ -2,8 +2,11 @@
 // torchvision network (--network, only alexnet here) trained on one fixed
 // synthetic batch (randn images, every target class 0, as the original) with
 // cross-entropy and SGD(lr 0.01, momentum 0.9), data-parallel over the ranks
-// of the rendezvous (launch/rendezvous.hpp): gradients averaged with one
-// allreduce per step (Gloo on CPU, NCCL on CUDA). Counts images of this rank.
+// of the rendezvous (launch/rendezvous.hpp) as DistributedDataParallel does
+// it: bucketed gradient allreduce started from backward hooks, overlapped
+// with the rest of backward (workloads/data_parallel.hpp; Gloo on CPU, NCCL
+// on CUDA). Counts --batch-size images of this rank per step; no per-step
+// host read of the loss (the original logs only world_size).
 // Every rank measures itself; rank 0 gathers the ranks' timings and writes
 // the group's result with train_0, train_1, ... (the original's sub-job
 // merge); the other ranks' results are marked "subjob".
@@ -104,19 +107,23 @@ class ScalingWorkload : public Workload {
     torch::Tensor images = torch::randn({batch_size_, 3, image_size_, image_size_}, torch::TensorOptions(dev));
     torch::Tensor targets = torch::zeros({batch_size_}, torch::TensorOptions(dev).dtype(torch::kLong));
 
+    s.set_metric("world_size", where.world_size);
+    s.set_metric("gradient_buckets", group.buckets());
     bool stop = false;
     while (!(stop && group.world_size() == 1)) {
-      group.zero_grad();
+      s.begin();  // with wrapper(count=batch_size): zero_grad, forward, backward, step
+      group.zero_grad(stop);
       torch::Tensor loss;
       {
         AutocastScope scope(dev.type(), dev.is_cuda() ? torch::kFloat16 : torch::kBFloat16, autocast);
         loss = torch::cross_entropy_loss(model->forward(images), targets);
       }
       loss.backward();
-      if (group.average_gradients(stop)) break;  // some rank is done: all leave on this step
+      if (group.finish_gradients()) break;  // some rank is done: all leave on this step
       opt.step();
-      stop = !s.step(batch_size_, loss);
+      stop = !s.step(batch_size_);
     }
+    s.set_metric("buckets_overlapped_with_backward", group.launched_during_backward());
 
     nlohmann::json mine = s.finish_meter();
     std::vector<std::string> all = group.gather_to_rank0(mine.dump());

@@ -59,8 +59,8 @@ void color_jitter(uint8_t* rgb, int width, int height, float brightness, float c
 }
 
 SsdTransform::SsdTransform(std::shared_ptr<const std::vector<LabelledBoxes>> annotations, const DefaultBoxes& dboxes,
-                           bool jitter)
-    : annotations_(std::move(annotations)), dboxes_(dboxes), jitter_(jitter) {}
+                           bool jitter, Decode decode)
+    : annotations_(std::move(annotations)), dboxes_(dboxes), jitter_(jitter), decode_(decode) {}
 
 std::vector<int64_t> SsdTransform::sample_shape() const { return {3 * kSide * kSide + dboxes_.size() * 5}; }
 
@@ -89,8 +89,7 @@ bool SsdTransform::apply_sample(JpegCodec& codec, const ImageSample& sample, con
   const int x0 = int(window[0] * hdr.width), y0 = int(window[1] * hdr.height);
   const int x1 = std::max(x0 + 1, int(window[2] * hdr.width)), y1 = std::max(y0 + 1, int(window[3] * hdr.height));
   const CropBox crop{x0, y0, x1 - x0, y1 - y0};
-  const JpegScale scale = smallest_scale_covering(crop.w, crop.h, kSide, kSide);
-  if (!codec.decode(jpeg, size, scale, &decoded, error)) return false;
+  if (!decode_for_crop(codec, jpeg, size, crop, kSide, kSide, decode_, &decoded, error)) return false;
   resized.resize(size_t(kSide) * kSide * 3);
   resize_region(decoded, hdr.width, hdr.height, crop, kSide, kSide, resized.data());
   if (jitter_) color_jitter(resized.data(), kSide, kSide, 0.125f, 0.5f, 0.5f, 0.05f, rng);
@@ -110,8 +109,9 @@ SsdBatch unpack_ssd_batch(const torch::Tensor& rows, int64_t d) {
   return b;
 }
 
-SsdInput::SsdInput(Session& session, const std::string& dataset, int64_t batch_size, int workers) : session_(session) {
-  apply_loader_flags(batch_size, workers);
+SsdInput::SsdInput(Session& session, const std::string& dataset, int64_t batch_size, int loader_workers, Decode decode)
+    : session_(session) {
+  check_loader_flags(batch_size, loader_workers);
   const DatasetInfo* info = find_dataset(dataset);
   if (!info || info->name != "coco")
     throw std::invalid_argument("--dataset " + dataset +
@@ -139,9 +139,9 @@ SsdInput::SsdInput(Session& session, const std::string& dataset, int64_t batch_s
   nlohmann::json provenance = dataset_provenance(session.dataroot(), "coco");
   provenance["images"] = samples.size();
   provenance["boxes"] = coco.annotations;
-  auto transform = std::make_shared<SsdTransform>(annotations, ssd300_default_boxes());
+  auto transform = std::make_shared<SsdTransform>(annotations, ssd300_default_boxes(), /*jitter=*/true, decode);
   feed_ = std::make_unique<SessionImageFeed>(session, std::move(provenance), std::move(samples), std::move(transform),
-                                             batch_size, workers, /*shuffle=*/true);
+                                             batch_size, loader_workers, /*shuffle=*/true, decode);
 }
 
 SsdBatch SsdInput::next() {

@@ -28,9 +28,10 @@ class SsdTransform : public ImageTransform {
  public:
   static constexpr int kSide = 300;
   // `annotations[i]` are the boxes (ltrb relative to the image) of the sample
-  // whose label is i. `jitter` false skips the colour jitter.
+  // whose label is i. `jitter` false skips the colour jitter (tests only).
+  // `decode`: full-resolution decode (the original's) or the opt-in reduced one.
   SsdTransform(std::shared_ptr<const std::vector<LabelledBoxes>> annotations, const DefaultBoxes& dboxes,
-               bool jitter = true);
+               bool jitter = true, Decode decode = Decode::full);
 
   std::vector<int64_t> sample_shape() const override;
   // Needs the sample's boxes: always fails with an error saying so.
@@ -43,6 +44,7 @@ class SsdTransform : public ImageTransform {
   std::shared_ptr<const std::vector<LabelledBoxes>> annotations_;
   const DefaultBoxes& dboxes_;
   bool jitter_;
+  Decode decode_;
 };
 
 // torchvision's ColorJitter(brightness, contrast, saturation, hue) on HWC RGB
@@ -64,8 +66,9 @@ class SsdInput {
  public:
   // Reads DATAROOT's COCO train annotations (throws with the command that
   // makes the data when missing), keeps the images with at least one box (as
-  // the original), records the dataset's provenance, starts the loader.
-  SsdInput(Session& session, const std::string& dataset, int64_t batch_size, int workers);
+  // the original), records the dataset's provenance, starts the loader with
+  // `loader_workers` threads (the original's DataLoader: 4, whatever --workers).
+  SsdInput(Session& session, const std::string& dataset, int64_t batch_size, int loader_workers, Decode decode);
   SsdBatch next();  // on the session's device
   int64_t labels() const { return labels_; }
 

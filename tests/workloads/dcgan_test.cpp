@@ -102,7 +102,8 @@ TEST(DcganWorkload, RegisteredAsTheOriginalExperimentWithItsFlags) {
   std::reverse(args.begin(), args.end());
   EXPECT_NO_THROW(app.parse(args));
   const std::string help = app.help();
-  for (const char* flag : {"--nz", "--ngf", "--ndf", "--lr", "--beta1", "--ngpu", "--saved-netG", "--saved-netD"})
+  for (const char* flag :
+       {"--nz", "--ngf", "--ndf", "--lr", "--beta1", "--ngpu", "--saved-netG", "--saved-netD", "--reduced-decode"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
   EXPECT_NE(help.find("0.0002"), std::string::npos) << help;
 }
@@ -117,6 +118,18 @@ TEST(DcganWorkload, TrainsBothNetworksWithFiniteLoss) {
   // ngf = ndf = 16: generator + discriminator, as counted by python3 for these widths.
   EXPECT_EQ(r.extra["model"]["parameters"], 378080 + 175296) << r.extra.dump();
   EXPECT_EQ(r.extra["metrics"]["generator_parameters"], 378080);
+}
+
+// The original counts real_batch_size (= --batch-size on one device) per
+// step, also for the epoch's short last batch: 25 images in batches of 10
+// are steps of 10, 10 and 5 images, each counted 10.
+TEST(DcganWorkload, CountsTheBatchSizePerStepAlsoForTheShortLastBatch) {
+  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
+  auto r = run_workload("dcgan", {"--batch-size", "10", "--workers", "2", "--ngf", "8", "--ndf", "8"}, 30, root);
+  EXPECT_EQ(r.count, 30);
+  for (const char* read : {"errD_real", "errD_fake", "errG", "D_x", "D_G_z1", "D_G_z2"})
+    EXPECT_TRUE(r.extra["metrics"].contains(read)) << read << " in " << r.extra.dump();
+  EXPECT_EQ(r.extra["metrics"]["decode"], "full");
 }
 
 TEST(DcganWorkload, RejectsWhatTheNetworksCannotDo) {

@@ -71,7 +71,7 @@ TEST(FastStyleWorkload, RegisteredAsTheOriginalExperimentWithItsFlags) {
   std::reverse(args.begin(), args.end());
   EXPECT_NO_THROW(app.parse(args));
   const std::string help = app.help();
-  for (const char* flag : {"--style-image", "--content-weight", "--style-weight", "--lr"})
+  for (const char* flag : {"--style-image", "--content-weight", "--style-weight", "--lr", "--reduced-decode"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
 }
 
@@ -85,6 +85,15 @@ TEST(FastStyleWorkload, TrainsAgainstTheVggLossWithFiniteLoss) {
   EXPECT_EQ(r.extra["model"]["parameters"], 1679235 + 138357544);
   EXPECT_EQ(r.extra["metrics"]["transformer_parameters"], 1679235);
   EXPECT_EQ(r.extra["dataset"]["name"], "fake_imagenet");
+}
+
+// fast_style's original counts len(x): the images really in the batch. Its
+// DataLoader does not shuffle, so 25 images in batches of 10 are 10, 10, 5.
+TEST(FastStyleWorkload, CountsTheImagesInEachBatch) {
+  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
+  auto r = run_workload("fast_style",
+                        {"--batch-size", "10", "--workers", "2", "--image-size", "16", "--style-size", "16"}, 25, root);
+  EXPECT_EQ(r.count, 25);
 }
 
 TEST(FastStyleWorkload, UnreadableStyleImageNamesTheFile) {

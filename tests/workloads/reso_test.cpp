@@ -170,6 +170,7 @@ TEST(ResoWorkload, RegisteredAsTheOriginalExperimentWithItsFlags) {
                                    "8"};
   std::reverse(args.begin(), args.end());
   EXPECT_NO_THROW(app.parse(args));
+  EXPECT_EQ(app.help().find("--reduced-decode"), std::string::npos);  // reso always decodes whole
 }
 
 TEST(ResoWorkload, TrainsOnBsdsCropsWithFiniteLoss) {
@@ -181,6 +182,18 @@ TEST(ResoWorkload, TrainsOnBsdsCropsWithFiniteLoss) {
   EXPECT_EQ(r.extra["dataset"]["name"], "bsds500");
   EXPECT_EQ(r.extra["dataset"]["synthetic"], true);
   EXPECT_EQ(r.extra["dataset"]["images"], 4);
+}
+
+// The original counts it.set_count(batch_size) per step, also for the epoch's
+// short last batch. Issue 17: one train image with --batch-size 16 on 8
+// workers crashed; now each step trains the one image and counts 16.
+TEST(ResoWorkload, CountsTheBatchSizePerStepAlsoForAShortBatch) {
+  const std::string root = generated_dataroot("bsds500", 0.002);  // one train image
+  auto r = run_workload("reso", {"--batch-size", "16", "--workers", "8", "--crop-size", "32"}, 40, root);
+  EXPECT_EQ(r.count, 48);  // three steps of one image, 16 each
+  EXPECT_EQ(r.extra["dataset"]["images"], 1);
+  expect_finite_loss(r);
+  EXPECT_EQ(r.extra["metrics"]["decode"], "full");
 }
 
 TEST(ResoWorkload, WithoutDataSaysHowToMakeIt) {

@@ -249,6 +249,9 @@ TEST(SsdWorkload, TrainsOnATinyCocoWithFiniteLoss) {
       run_workload("ssd", {"--dataset", "milarun.datasets:coco", "--batch-size", "1", "--workers", "1"}, 2, root.str());
   EXPECT_EQ(r.count, 2);
   EXPECT_EQ(r.extra["model"]["parameters"], 19972534);
+  EXPECT_EQ(r.extra["metrics"]["decode"], "full");
+  EXPECT_EQ(r.extra["metrics"]["loader_workers"], 4);  // the original's DataLoader(num_workers=4)
+  EXPECT_EQ(r.extra["metrics"]["input_requires_grad"], true);
   EXPECT_EQ(r.extra["dataset"]["synthetic"], true);
   EXPECT_EQ(r.extra["metrics"]["images_skipped"], 0);
   expect_finite_loss(r);

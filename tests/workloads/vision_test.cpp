@@ -200,6 +200,44 @@ TEST(RandomResizedCrop, DecodesNearTheTargetSizeWithDctScaling) {
   EXPECT_NEAR(a[0], 255.0 * 105 / 511, 6);
 }
 
+// The original decodes every JPEG whole at full resolution (PIL) before its
+// crop: that is the default; the DCT-scaled region decode is opt-in.
+TEST(RandomResizedCrop, DecodesTheWholeImageAtFullResolutionUnlessReducedIsAsked) {
+  EXPECT_EQ(RandomResizedCropFlip::Options{}.decode, Decode::full);
+  const std::string jpeg = encode_gradient(512, 384);
+  auto* data = reinterpret_cast<const uint8_t*>(jpeg.data());
+  JpegCodec codec;
+  std::string err;
+  RgbImage whole;
+  ASSERT_TRUE(codec.decode(data, jpeg.size(), {1, 1}, &whole, &err)) << err;
+  RandomResizedCropFlip::Options t;
+  t.size = 64;
+  t.flip = false;
+  for (Decode mode : {Decode::full, Decode::reduced}) {
+    t.decode = mode;
+    RandomResizedCropFlip transform(t);
+    std::mt19937_64 rng(7), replay(7);
+    std::vector<float> out(3 * 64 * 64), expected(3 * 64 * 64);
+    ASSERT_TRUE(transform.apply(codec, data, jpeg.size(), rng, out.data(), &err)) << err;
+    // By hand: the same box from the full-resolution decode.
+    const CropBox box = random_resized_crop_box(512, 384, t.scale_lo, t.scale_hi, t.ratio_lo, t.ratio_hi, replay);
+    std::vector<uint8_t> rgb(64 * 64 * 3);
+    resize_region(whole, 512, 384, box, 64, 64, rgb.data());
+    to_normalized_chw(rgb.data(), 64, 64, false, t.mean, t.std, expected.data());
+    RgbImage region;
+    ASSERT_TRUE(decode_for_crop(codec, data, jpeg.size(), box, 64, 64, mode, &region, &err)) << err;
+    if (mode == Decode::full) {
+      EXPECT_EQ(out, expected);
+      EXPECT_EQ(region.width, 512);
+      EXPECT_EQ(region.height, 384);
+    } else {
+      EXPECT_LT(int64_t(region.width) * region.height, 512 * 384) << "a part, or a reduced scale";
+    }
+  }
+  EXPECT_STREQ(decode_name(Decode::full), "full");
+  EXPECT_STREQ(decode_name(Decode::reduced), "reduced");
+}
+
 TEST(RandomResizedCrop, NormalisesAndMirrorsLikeToTensorNormalize) {
   const uint8_t rgb[6] = {0, 128, 255, 255, 0, 51};  // 2x1 image
   std::array<float, 3> mean{0.485f, 0.456f, 0.406f}, stdv{0.229f, 0.224f, 0.225f};
@@ -415,6 +453,67 @@ TEST(ImageLoader, ThrowsWhenNoImageDecodes) {
   }
 }
 
+// Samples 0..n-1 (label = index), each a small JPEG under `root`.
+std::vector<ImageSample> numbered_samples(const fs::path& root, int n) {
+  const std::string jpeg = encode_gradient(24, 20);
+  std::vector<ImageSample> samples;
+  for (int i = 0; i < n; ++i) {
+    auto p = root / (std::to_string(i) + ".jpeg");
+    write_bytes(p, jpeg);
+    samples.push_back({p.string(), i});
+  }
+  return samples;
+}
+
+std::shared_ptr<const ImageTransform> tiny_crop() {
+  RandomResizedCropFlip::Options t;
+  t.size = 8;
+  return std::make_shared<RandomResizedCropFlip>(t);
+}
+
+TEST(ImageLoader, CutsEachEpochLikeDataLoaderWithAShortLastBatch) {
+  TempDir root("epochs");
+  const std::vector<ImageSample> samples = numbered_samples(root.path, 7);
+  EXPECT_EQ(batches_per_epoch(7, 3), 3);
+  EXPECT_EQ(batch_length(7, 3, 2), 1);
+  EXPECT_EQ(batch_length(7, 3, 3), 3);  // next epoch
+  for (bool shuffle : {false, true}) {
+    ImageLoaderOptions o;
+    o.batch_size = 3;
+    o.workers = 3;
+    o.shuffle = shuffle;
+    ImageLoader loader(samples, tiny_crop(), o);
+    for (int epoch = 0; epoch < 3; ++epoch) {
+      std::vector<int64_t> seen;
+      for (int64_t expected : {3, 3, 1}) {
+        ImageBatch b = loader.next();
+        ASSERT_EQ(b.size(), expected) << "epoch " << epoch << (shuffle ? " shuffled" : "");
+        EXPECT_EQ(b.images.size(0), b.labels.size(0));
+        for (int64_t j = 0; j < b.size(); ++j) seen.push_back(b.labels[j].item<int64_t>());
+      }
+      if (!shuffle) EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6}));
+      std::sort(seen.begin(), seen.end());
+      EXPECT_EQ(seen, (std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6})) << "each sample once per epoch";
+    }
+  }
+}
+
+// issue 17: one image and a batch of 16 on 8 workers crashed the workers.
+TEST(ImageLoader, DatasetSmallerThanABatchGivesOneShortBatchPerEpoch) {
+  TempDir root("smaller");
+  for (int n : {1, 3}) {
+    ImageLoaderOptions o;
+    o.batch_size = 16;
+    o.workers = 8;
+    ImageLoader loader(numbered_samples(root.path, n), tiny_crop(), o);
+    for (int i = 0; i < 20; ++i) ASSERT_EQ(loader.next().size(), n);
+  }
+}
+
+TEST(ImageLoader, RejectsAnEmptyDataset) {
+  EXPECT_THROW(ImageLoader({}, tiny_crop(), ImageLoaderOptions{}), std::invalid_argument);
+}
+
 // ---- ResNet ----------------------------------------------------------------
 
 TEST(ResNet, ParameterCountsMatchTorchvision) {
@@ -457,15 +556,29 @@ TEST(VisionWorkloads, RegisteredUnderTheOriginalExperimentNames) {
   EXPECT_EQ(c->name, "convnet");
 }
 
-TEST(VisionWorkloads, LoaderCountsImagesDeliveredToTheDevice) {
+// The original counts it.set_count(batch_size) per step, also for the epoch's
+// short last batch: 25 images in batches of 10 are 10, 10, 5, counted 10 each.
+TEST(VisionWorkloads, LoaderCountsTheBatchSizePerStepAndDecodesInFull) {
   auto r = run_workload(
       "loader",
-      {"--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "4", "--workers", "2", "--image-size", "32"}, 12,
+      {"--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "10", "--workers", "2", "--image-size", "32"}, 30,
       tiny_imagenet_root());
-  EXPECT_GE(r.count, 12);
+  EXPECT_EQ(r.count, 30);
   EXPECT_EQ(r.extra["metrics"]["images_skipped"], 0);
+  EXPECT_EQ(r.extra["metrics"]["decode"], "full");
+  EXPECT_FALSE(r.extra["metrics"].contains("shortcuts"));
   EXPECT_EQ(r.extra["dataset"]["synthetic"], true);
   EXPECT_EQ(r.extra["dataset"]["images"], 25);
+}
+
+TEST(VisionWorkloads, ReducedDecodeIsOptInAndRecordedAsAShortcut) {
+  auto r = run_workload("loader",
+                        {"--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "5", "--workers", "2",
+                         "--image-size", "32", "--reduced-decode"},
+                        10, tiny_imagenet_root());
+  EXPECT_EQ(r.count, 10);
+  EXPECT_EQ(r.extra["metrics"]["decode"], "reduced");
+  EXPECT_EQ(r.extra["metrics"]["shortcuts"], nlohmann::json::array({"reduced_decode"}));
 }
 
 TEST(VisionWorkloads, ConvnetTrainsResnet18WithFiniteLoss) {
@@ -473,8 +586,9 @@ TEST(VisionWorkloads, ConvnetTrainsResnet18WithFiniteLoss) {
                         {"--arch", "resnet18", "--batch-size", "4", "--lr", "0.1", "--workers", "2", "--image-size",
                          "32", "--dataset", "milarun.datasets:fake_imagenet"},
                         8, tiny_imagenet_root());
-  EXPECT_GE(r.count, 8);
+  EXPECT_EQ(r.count, 8);  // --batch-size per step
   EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>())) << r.extra.dump();
+  EXPECT_EQ(r.extra["metrics"]["decode"], "full");
   EXPECT_EQ(r.extra["model"]["parameters"], 11689512);
   EXPECT_EQ(r.extra["metrics"]["precision"], "float32");
 }

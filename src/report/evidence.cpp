@@ -70,6 +70,12 @@ json result_inventory(const json& r) {
     if (inv.contains("libtorch_version")) out["libtorch_version"] = str(inv["libtorch_version"]);
     if (inv.contains("cpu_count")) out["cpu_count"] = str(inv["cpu_count"]);
   }
+  // Opt-in shortcuts (less work than the original, docs/fidelity.md): "none" or their names.
+  std::string cuts;
+  if (r.contains("metrics") && r["metrics"].is_object() && r["metrics"].contains("shortcuts") &&
+      r["metrics"]["shortcuts"].is_array())
+    for (const auto& c : r["metrics"]["shortcuts"]) cuts += (cuts.empty() ? "" : ",") + str(c);
+  out["shortcuts"] = cuts.empty() ? "none" : cuts;
   if (r.contains("isolation") && r["isolation"].is_object() && r["isolation"].contains("kind"))
     out["isolation"] = str(r["isolation"]["kind"]);
   if (r.contains("dataset") && r["dataset"].is_object()) {

@@ -13,8 +13,8 @@
 #include "report/html.hpp"
 #include "report/summary.hpp"
 #include "report/summary_check.hpp"
-#include "results/input_checks.hpp"
 #include "results/atomic_write.hpp"
+#include "results/input_checks.hpp"
 
 namespace milabench {
 namespace fs = std::filesystem;
@@ -142,6 +142,13 @@ static std::string coverage_text(const ReportData& d) {
 void print_report(const ReportData& d, std::ostream& out) {
   if (!d.title.empty()) out << terminal_safe(d.title) << "\n\n";
   out << coverage_text(d);
+  for (const auto& r : d.rows)
+    if (!r.shortcuts.empty()) {
+      std::string cuts;
+      for (const auto& c : r.shortcuts) cuts += (cuts.empty() ? "" : ", ") + c;
+      out << fmt::format("LESS WORK THAN THE ORIGINAL: {} ran with opt-in shortcut(s) {} (docs/fidelity.md)\n",
+                         terminal_safe(r.name), terminal_safe(cuts));
+    }
   std::string head = fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", "test", "weight", "n", "fail", "perf",
                                  "std%", "perf_adj");
   if (d.has_compare)
@@ -167,8 +174,8 @@ void print_report(const ReportData& d, std::ostream& out) {
                                                 cell(d.total_n, 0), kinds.empty() ? "" : "  by kind: " + kinds)});
   scores.push_back({"Score", fmt::format("{:>10}", cell(d.score))});
   if (d.score_ci.valid())
-    scores.push_back({"score 95% CI", fmt::format("[{}, {}] ({})", cell(d.score_ci.lo), cell(d.score_ci.hi),
-                                                  d.score_ci_note)});
+    scores.push_back(
+        {"score 95% CI", fmt::format("[{}, {}] ({})", cell(d.score_ci.lo), cell(d.score_ci.hi), d.score_ci_note)});
   else if (!d.score_ci_note.empty())
     scores.push_back({"score 95% CI", d.score_ci_note});
   if (d.has_compare) {

@@ -87,6 +87,10 @@ ReportRow make_row(const std::string& name, const json& entry) {
   // clamped as the original: the penalty never exceeds perf.
   r.perf_adj = (1.0 - r.fail / r.n) * (r.perf - std::min(sd, r.perf));
   r.perf_base = r.perf_ratio = r.perf_base_adj = r.perf_ratio_adj = kNaN;
+  if (entry.is_object() && entry.contains("inventory") && entry["inventory"].is_object() &&
+      entry["inventory"].contains("shortcuts") && entry["inventory"]["shortcuts"].is_array())
+    for (const auto& c : entry["inventory"]["shortcuts"])
+      if (c.is_string() && c.get<std::string>() != "none") r.shortcuts.push_back(c.get<std::string>());
   const json energy = entry.is_object() ? entry.value("energy", json()) : json();
   r.joules_per_example = num(energy.is_object() ? energy.value("joules_per_example", json()) : json(), "mean");
   r.examples_per_watt = num(energy.is_object() ? energy.value("examples_per_watt", json()) : json(), "mean");

@@ -28,6 +28,9 @@ struct ReportRow {
   // 95% interval of perf_ratio (with compare): each side's CI as a relative
   // half-width on the log scale, the two combined in quadrature.
   Interval ratio_ci = no_interval();
+  // Opt-in shortcuts some of its runs used (less work than the original:
+  // docs/fidelity.md), from the summary's inventory; empty when none.
+  std::vector<std::string> shortcuts;
   int window_flags = 0;  // runs whose summary window is short or holds warm-up (results directory only)
   // Mean over runs whose power was measured (summary "energy"); NaN otherwise.
   double joules_per_example = 0, examples_per_watt = 0;
@@ -88,12 +91,12 @@ struct ReportData {
   // renormalised over them, and their ratio (NaN when none in common).
   int common_tests = 0;
   double common_score = 0, common_base_score = 0, common_ratio = 0;
-  double price = 0;                             // dollars; 0 = not given
-  std::vector<GpuRatios> gpus;                  // with compare_gpus
-  Interval score_ci = no_interval();            // 95% CI of score (weights fixed)
-  bool score_ci_parametric = false;             // some tests had no per-run values
-  std::string score_ci_note;                    // how score_ci was made, or why there is none
-  std::vector<std::string> inventory_diffs;     // with compare
+  double price = 0;                          // dollars; 0 = not given
+  std::vector<GpuRatios> gpus;               // with compare_gpus
+  Interval score_ci = no_interval();         // 95% CI of score (weights fixed)
+  bool score_ci_parametric = false;          // some tests had no per-run values
+  std::string score_ci_note;                 // how score_ci was made, or why there is none
+  std::vector<std::string> inventory_diffs;  // with compare
   // Context box: kContextKeys -> distinct values, from the summary's
   // inventory and the test names (profile), replaced by the runs' own facts
   // when the input is a results directory.

@@ -278,10 +278,13 @@ TEST(NcclCuda, OneRankGroupAllReducesOnTheGpu) {
   DataParallelGroup g(where, "nccl", std::chrono::seconds(60), /*group_when_alone=*/true);
   auto w = torch::full({5}, 3.0f, torch::Device(torch::kCUDA)).requires_grad_(true);
   g.attach({w});
+  g.zero_grad(false);
   (w * 2).sum().backward();
-  EXPECT_FALSE(g.average_gradients(false));
+  EXPECT_FALSE(g.finish_gradients());
   EXPECT_TRUE(torch::equal(w.grad().cpu(), torch::full({5}, 2.0f)));
-  EXPECT_TRUE(g.average_gradients(true));  // the stop vote travels in the same all-reduce
+  g.zero_grad(true);  // the stop vote travels in the last bucket's all-reduce
+  (w * 2).sum().backward();
+  EXPECT_TRUE(g.finish_gradients());
   EXPECT_EQ(g.gather_to_rank0("mine"), (std::vector<std::string>{"mine"}));
 }
 

@@ -67,22 +67,22 @@ probe 2 1 "0x1b" "$M" jobs ansi.json -d data -o a
 
 # ---- corrupt data: the run fails as bad_input; the message's remedy works; --resume completes
 truncate -s 100 data/mnist/MNIST/raw/train-images-idx3-ubyte
-rc=0; "$M" jobs two.json -d data -o suite > suite.log 2>&1 || rc=$?
+rc=0; "$M" jobs two.json -d data --devices 1 -o suite > suite.log 2>&1 || rc=$?
 [ $rc = 1 ] || fail "corrupt: exit $rc"
 f=$(ls suite/two.vae.J0.0.FAIL.*.json 2> /dev/null) || fail "corrupt: no FAIL file"
 remedy=$(python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['error']; print(e.split('run: ')[-1])" "$f")
 case "$remedy" in *--force*) ;; *) fail "corrupt: the remedy lacks --force: $remedy";; esac
 (cd "$work" && eval "$(echo "$remedy" | sed "s|^milarun|\"$M\"|")") > remedy.log 2>&1 || fail "remedy failed: $remedy"
-rc=0; "$M" jobs two.json -d data -o suite --resume > resume.log 2>&1 || rc=$?
+rc=0; "$M" jobs two.json -d data --devices 1 -o suite --resume > resume.log 2>&1 || rc=$?
 [ $rc = 0 ] || fail "resume: exit $rc: $(cat resume.log)"
 grep -q "1 run(s) already have a result and are skipped; 1 run(s) that failed for a reason you can fix run again (bad_input 1" resume.log || fail "resume: does not say what runs again: $(grep resume: resume.log)"
 [ "$(results suite)" = 2 ] && ls suite/two.vae.J0.0.2*.json > /dev/null 2>&1 || fail "resume: results $(ls suite)"
 [ "$(results suite/superseded)" = 1 ] || fail "resume: the old FAIL file was not kept aside"
-rc=0; "$M" jobs two.json -d data -o suite --resume > again.log 2>&1 || rc=$?
+rc=0; "$M" jobs two.json -d data --devices 1 -o suite --resume > again.log 2>&1 || rc=$?
 [ $rc = 0 ] && grep -q "2 run(s) already have a result and are skipped; 0 run(s)" again.log || fail "second resume ran something"
 grep -q "total: 0 processes" again.log || fail "second resume: $(cat again.log)"
 # mixed argument sets under one -o are refused unless asked for
-probe 2 1 "--mixed-arguments" "$M" jobs two.json -d data -o suite --name reg -- --batch-size 7
+probe 2 1 "--mixed-arguments" "$M" jobs two.json -d data --devices 1 -o suite --name reg -- --batch-size 7
 [ "$(results suite)" = 2 ] || fail "mixed: a run started"
 
 # ---- run: usage errors are exit 2 and leave no FAIL file

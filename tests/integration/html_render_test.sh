@@ -20,6 +20,7 @@ for side, speed in (("res", 1.0), ("base", 0.8)):
                 rates = [speed * (40.0 if i < 6 else 100.0 + 3 * dev + (7 * i + rep) % 5) for i in range(n)]
                 r = {"name": test, "job_id": f"{rep}.{dev}", "success": True, "error": None, "device": str(dev),
                      "count_unit": unit, "metrics": {"loss": 0.5},
+                     "environ": {"CUDA_VISIBLE_DEVICES": str(dev)},
                      "timings": {"program": {"time": 40.0}, "train": {"rates": rates, "sample_duration": 0.5}},
                      "inventory": {"hostname": "node7", "cpu_model": "Test CPU", "cpu_count": 2, "ram_mb": 8192,
                                    "gpus": [], "driver": None, "kernel": "Linux 6.1", "libtorch_version": "2.6.0"},

@@ -32,10 +32,10 @@ def one(pattern):
     assert len(files) == 1, (pattern, files)
     return json.load(open(files[0]))
 r1 = one("tiny.scaling.1.J0.2*.json")
-assert r1["success"] and sorted(r1["timings"]) == ["program", "train_0"], r1["timings"].keys()
+assert r1["success"] and sorted(r1["timings"]) == ["program", "setup", "train_0"], r1["timings"].keys()
 assert r1["distributed"]["world_size"] == 1
 r2 = one("tiny.scaling.2.J0.2*.json")
-assert r2["success"] and sorted(r2["timings"]) == ["program", "train_0", "train_1"], r2["timings"].keys()
+assert r2["success"] and sorted(r2["timings"]) == ["program", "setup", "train_0", "train_1"], r2["timings"].keys()
 assert r2["distributed"] == {**r2["distributed"], "rank": 0, "world_size": 2, "backend": "gloo",
                              "rendezvous": "torchrun"}, r2["distributed"]
 for k in ("train_0", "train_1"):

@@ -106,9 +106,9 @@ def one(pattern):
 for task in (0, 1):
     r = one(f"tiny.poly.J0.{task}.2*.json")
     assert r["success"] and r["environ"]["SLURM_PROCID"] == str(task), r["environ"]
-    assert r["device"] == str(task), r["device"]  # MILARUN_CPU_PARTITION = SLURM_LOCALID
+    assert r["device"] == task, r["device"]  # MILARUN_CPU_PARTITION = SLURM_LOCALID (an int, as the original)
 r2 = one("tiny.scaling.2.J0.2*.json")
-assert sorted(r2["timings"]) == ["program", "train_0", "train_1"], r2["timings"].keys()
+assert sorted(r2["timings"]) == ["program", "setup", "train_0", "train_1"], r2["timings"].keys()
 d = r2["distributed"]
 assert d["world_size"] == 2 and d["rank"] == 0 and d["rendezvous"] == "slurm" and d["backend"] == "gloo", d
 assert one("tiny.scaling.2.J0-rank1.2*.json")["sub_job"] is True

@@ -10,13 +10,14 @@ namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kPi = 3.14159265358979323846;
 
+}  // namespace
+
 std::vector<double> finite_only(const std::vector<double>& v) {
   std::vector<double> out;
   for (double x : v)
     if (std::isfinite(x)) out.push_back(x);
   return out;
 }
-}  // namespace
 
 uint64_t Rng::next() {
   uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);

@@ -11,6 +11,9 @@
 
 namespace milabench {
 
+// The finite values of v, in order (NaN and infinities dropped).
+std::vector<double> finite_only(const std::vector<double>& v);
+
 // Seed of every randomised report number (the score interval), so reports are reproducible.
 constexpr uint64_t kStatsSeed = 20200101;
 

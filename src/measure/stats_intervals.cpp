@@ -8,13 +8,6 @@ namespace milabench {
 
 namespace {
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-std::vector<double> finite_only(const std::vector<double>& v) {
-  std::vector<double> out;
-  for (double x : v)
-    if (std::isfinite(x)) out.push_back(x);
-  return out;
-}
 }  // namespace
 
 Interval t_interval(const std::vector<double>& values, double level) {

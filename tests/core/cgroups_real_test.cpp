@@ -21,6 +21,7 @@
 #include "launch/isolation.hpp"
 #include "launch/student_groups.hpp"
 #include "suite/jobs.hpp"
+#include "test_files.hpp"
 
 using namespace milabench;
 
@@ -53,13 +54,6 @@ std::string own_group(const std::string& controller) {
     if (controller.empty() && ctl.empty()) return line.substr(b + 1);
   }
   return "/";
-}
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 class RealCgroups : public ::testing::Test {
@@ -120,9 +114,9 @@ TEST_F(RealCgroups, ChildAffinityEqualsItsGroupCpuset) {
   auto s = spec("student1", {"/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status; echo \"$MILARUN_ISOLATION\""},
                 "0.1");
   auto r = run_wave({s}, dir);
-  ASSERT_TRUE(r[0].ok()) << slurp(r[0].log_path);
+  ASSERT_TRUE(r[0].ok()) << milabench::test::read_text(r[0].log_path);
   GroupInfo g = read_group(roots_, version_, parent_ + "/student1");
-  std::istringstream log(slurp(r[0].log_path));
+  std::istringstream log(milabench::test::read_text(r[0].log_path));
   std::string line, rec;
   std::getline(log, line);
   std::getline(log, rec);
@@ -148,5 +142,5 @@ TEST_F(RealCgroups, MemoryHogIsOomKilledAndRecordedWhileSiblingFinishes) {
   EXPECT_EQ(doc["isolation"]["kind"], "cgroup");
   EXPECT_TRUE(r[1].ok());
   EXPECT_FALSE(r[1].oom_killed);
-  EXPECT_EQ(slurp(r[1].log_path), "finished\n");
+  EXPECT_EQ(milabench::test::read_text(r[1].log_path), "finished\n");
 }

@@ -19,6 +19,7 @@
 #include "report/summary.hpp"
 #include "result_files.hpp"
 #include "monitor/inventory.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -61,13 +62,6 @@ fs::path make_results(const std::string& tag, double level, const std::string& g
       test::write_json(d / ("s.t.J" + job + ".json"), result(job, std::to_string(dev), r, gpu, job == "0.0"));
     }
   return d;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -268,7 +262,7 @@ TEST(ReportEvidence, InventoryDifferencesAreListedAndWarned) {
   o.html = (a / "report.html").string();
   std::ostringstream out, err;
   ASSERT_EQ(run_report(o, out, err), 0) << err.str();
-  const std::string page = slurp(o.html);
+  const std::string page = milabench::test::read_text(o.html);
   EXPECT_NE(page.find("<h2>Steady state and fairness</h2>"), std::string::npos);
   EXPECT_NE(page.find("<h2>Significance against the baseline</h2>"), std::string::npos);
   EXPECT_NE(page.find("gpu_model: V100 vs baseline RTX8000"), std::string::npos);
@@ -322,8 +316,8 @@ TEST(Export, RunReportWritesFilesAndFailsCleanlyOnBadPath) {
   o.markdown = (d / "t.md").string();
   std::ostringstream out, err;
   ASSERT_EQ(run_report(o, out, err), 0) << err.str();
-  EXPECT_NE(slurp(o.csv).find("standard.vae,"), std::string::npos);
-  EXPECT_NE(slurp(o.markdown).find("| standard.vae |"), std::string::npos);
+  EXPECT_NE(milabench::test::read_text(o.csv).find("standard.vae,"), std::string::npos);
+  EXPECT_NE(milabench::test::read_text(o.markdown).find("| standard.vae |"), std::string::npos);
   // The original table and score are still printed first.
   EXPECT_EQ(out.str().rfind("test ", 0), 0u);
   EXPECT_NE(out.str().find("steady state and fairness"), std::string::npos);

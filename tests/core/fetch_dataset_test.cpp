@@ -15,40 +15,13 @@
 #include "fetch/datasets.hpp"
 #include "fetch/sha256.hpp"
 #include "local_http_server.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace milabench::fetch;
 using milabench::testing::LocalHttpServer;
 
 namespace {
-
-// A gzip-compressed tar (or a bare .gz when `raw`) in memory.
-std::string make_gz(const std::vector<std::pair<std::string, std::string>>& files, bool raw) {
-  std::vector<char> buf(1 << 20);
-  size_t used = 0;
-  struct archive* a = archive_write_new();
-  raw ? archive_write_set_format_raw(a) : archive_write_set_format_pax_restricted(a);
-  archive_write_add_filter_gzip(a);
-  archive_write_open_memory(a, buf.data(), buf.size(), &used);
-  for (const auto& [path, content] : files) {
-    struct archive_entry* e = archive_entry_new();
-    archive_entry_set_pathname(e, path.c_str());
-    archive_entry_set_filetype(e, AE_IFREG);
-    archive_entry_set_perm(e, 0644);
-    archive_entry_set_size(e, static_cast<la_int64_t>(content.size()));
-    archive_write_header(a, e);
-    archive_write_data(a, content.data(), content.size());
-    archive_entry_free(e);
-  }
-  archive_write_close(a);
-  archive_write_free(a);
-  return std::string(buf.data(), used);
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 class DatasetDownloadTest : public ::testing::Test {
  protected:
@@ -62,8 +35,8 @@ class DatasetDownloadTest : public ::testing::Test {
     opts_.retry_wait_s = 0;
     opts_.attempts = 1;
     opts_.reserve_bytes = 0;
-    tarball_ = make_gz({{"tiny/images/a.txt", "image a"}, {"tiny/labels.txt", "1 2 3"}}, false);
-    idx_gz_ = make_gz({{"idx", std::string(1000, '\x07')}}, true);
+    tarball_ = milabench::test::pack_archive("tgz", {{"tiny/images/a.txt", "image a"}, {"tiny/labels.txt", "1 2 3"}});
+    idx_gz_ = milabench::test::pack_archive("gz", {{"idx", std::string(1000, '\x07')}});
     server_.add("/tiny.tar.gz", {tarball_});
     server_.add("/labels.gz", {idx_gz_});
     src_.name = "tiny";
@@ -94,10 +67,10 @@ class DatasetDownloadTest : public ::testing::Test {
 TEST_F(DatasetDownloadTest, InstallsVerifiesAndRecordsProvenance) {
   std::ostringstream out, err;
   ASSERT_EQ(download_dataset_from(src_, root_.string(), opts_, out, err), 0) << err.str();
-  EXPECT_EQ(slurp(root_ / "tiny/images/a.txt"), "image a");
-  EXPECT_EQ(slurp(root_ / "tiny/labels.txt"), "1 2 3");
-  EXPECT_EQ(slurp(root_ / "tiny/raw/labels-idx1-ubyte"), std::string(1000, '\x07'));
-  auto prov = nlohmann::json::parse(slurp(root_ / "tiny" / kProvenanceFile));
+  EXPECT_EQ(milabench::test::read_text(root_ / "tiny/images/a.txt"), "image a");
+  EXPECT_EQ(milabench::test::read_text(root_ / "tiny/labels.txt"), "1 2 3");
+  EXPECT_EQ(milabench::test::read_text(root_ / "tiny/raw/labels-idx1-ubyte"), std::string(1000, '\x07'));
+  auto prov = nlohmann::json::parse(milabench::test::read_text(root_ / "tiny" / kProvenanceFile));
   EXPECT_EQ(prov["source"], "download");
   ASSERT_EQ(prov["files"].size(), 2u);
   EXPECT_EQ(prov["files"][0]["verified"], true);
@@ -113,7 +86,7 @@ TEST_F(DatasetDownloadTest, InstallsVerifiesAndRecordsProvenance) {
 }
 
 TEST_F(DatasetDownloadTest, MaliciousArchiveInstallsNothing) {
-  std::string evil = make_gz({{"tiny/ok.txt", "ok"}, {"../../escaped.txt", "pwned"}}, false);
+  std::string evil = milabench::test::pack_archive("tgz", {{"tiny/ok.txt", "ok"}, {"../../escaped.txt", "pwned"}});
   server_.add("/evil.tar.gz", {evil});
   src_.files[0].remote = {server_.url("/evil.tar.gz"), sha256_hex(evil), evil.size()};
   std::ostringstream out, err;
@@ -142,7 +115,7 @@ TEST_F(DatasetDownloadTest, DirectoryInTheWayIsNotTouched) {
   std::ostringstream out, err;
   EXPECT_EQ(download_dataset_from(src_, root_.string(), opts_, out, err), 2);
   EXPECT_NE(err.str().find("move it aside"), std::string::npos) << err.str();
-  EXPECT_EQ(slurp(root_ / "tiny" / "synthetic.bin"), "generated");
+  EXPECT_EQ(milabench::test::read_text(root_ / "tiny" / "synthetic.bin"), "generated");
 }
 
 TEST(DatasetTable, NamesUrlsAndHashesAreWellFormed) {

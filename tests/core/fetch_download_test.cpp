@@ -11,6 +11,7 @@
 #include "fetch/downloader.hpp"
 #include "fetch/sha256.hpp"
 #include "local_http_server.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace milabench::fetch;
@@ -24,11 +25,6 @@ std::string random_bytes(std::size_t n, unsigned seed) {
   std::string s(n, '\0');
   for (auto& c : s) c = static_cast<char>(gen() & 0xff);
   return s;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 class FakeDisk : public DiskSpace {
@@ -77,7 +73,7 @@ TEST_F(DownloadTest, DownloadsAndVerifiesTheHash) {
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_TRUE(r.verified);
   EXPECT_EQ(r.sha256, sha256_hex(body_));
-  EXPECT_EQ(slurp(dest()), body_);
+  EXPECT_EQ(milabench::test::read_text(dest()), body_);
   EXPECT_FALSE(fs::exists(dest() + ".part"));
 }
 
@@ -99,7 +95,7 @@ TEST_F(DownloadTest, TruncatedTransferKeepsPartAndNextCallResumesWithRange) {
   ASSERT_EQ(log.size(), 2u);
   EXPECT_EQ(log[0].range, "");
   EXPECT_EQ(log[1].range, "bytes=60000-");
-  EXPECT_EQ(slurp(dest()), body_);
+  EXPECT_EQ(milabench::test::read_text(dest()), body_);
 }
 
 TEST_F(DownloadTest, RetriesWithinOneCallResumeTheSamePart) {
@@ -114,7 +110,7 @@ TEST_F(DownloadTest, RetriesWithinOneCallResumeTheSamePart) {
   ASSERT_EQ(log.size(), 3u);
   EXPECT_EQ(log[1].range, "bytes=50000-");
   EXPECT_EQ(log[2].range, "bytes=100000-");
-  EXPECT_EQ(slurp(dest()), body_);
+  EXPECT_EQ(milabench::test::read_text(dest()), body_);
 }
 
 TEST_F(DownloadTest, ServerWithoutRangeSupportRestartsFromZero) {
@@ -124,7 +120,7 @@ TEST_F(DownloadTest, ServerWithoutRangeSupportRestartsFromZero) {
   std::ofstream(dest() + ".part", std::ios::binary) << "stale bytes from another file";
   auto res = download_file({server_.url("/f.bin"), sha256_hex(body_), body_.size()}, dest(), opts_);
   ASSERT_TRUE(res.ok) << res.error;
-  EXPECT_EQ(slurp(dest()), body_);
+  EXPECT_EQ(milabench::test::read_text(dest()), body_);
 }
 
 TEST_F(DownloadTest, WrongChecksumLeavesNoFileAndSaysSo) {
@@ -211,7 +207,7 @@ TEST_F(DownloadTest, ExistingFileWithWrongHashIsReportedNotReplaced) {
   auto r = download_file({server_.url("/f.bin"), sha256_hex(body_), 0}, dest(), opts_);
   ASSERT_FALSE(r.ok);
   EXPECT_NE(r.error.find("delete it and run again"), std::string::npos) << r.error;
-  EXPECT_EQ(slurp(dest()), "tampered");
+  EXPECT_EQ(milabench::test::read_text(dest()), "tampered");
   EXPECT_TRUE(server_.requests().empty());
 }
 

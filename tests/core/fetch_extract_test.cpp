@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fetch/extract.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace milabench::fetch;
@@ -75,11 +76,6 @@ void write_archive(const fs::path& out, Kind kind, const std::vector<Entry>& ent
   archive_write_free(a);
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 class ExtractTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -134,10 +130,10 @@ TEST_F(ExtractTest, GoodTarGzExtractsWithInsideSymlink) {
                  slink("top/link", "sub/b.txt"), hlink("top/hard", "top/a.txt")});
   auto r = extract_archive(arc.string(), target().string());
   ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(slurp(target() / "top/a.txt"), "alpha");
-  EXPECT_EQ(slurp(target() / "top/sub/b.txt"), "beta");
-  EXPECT_EQ(slurp(target() / "top/link"), "beta");
-  EXPECT_EQ(slurp(target() / "top/hard"), "alpha");
+  EXPECT_EQ(milabench::test::read_text(target() / "top/a.txt"), "alpha");
+  EXPECT_EQ(milabench::test::read_text(target() / "top/sub/b.txt"), "beta");
+  EXPECT_EQ(milabench::test::read_text(target() / "top/link"), "beta");
+  EXPECT_EQ(milabench::test::read_text(target() / "top/hard"), "alpha");
   EXPECT_TRUE(strays().empty());
 }
 
@@ -149,8 +145,8 @@ TEST_F(ExtractTest, GoodZipExtractsWithStrippedTopDirectory) {
   o.strip_components = 1;
   auto r = extract_archive(arc.string(), target().string(), o);
   ASSERT_TRUE(r.ok) << r.error;
-  EXPECT_EQ(slurp(target() / "wiki.train.tokens"), "the cat");
-  EXPECT_EQ(slurp(target() / "wiki.valid.tokens"), "a dog");
+  EXPECT_EQ(milabench::test::read_text(target() / "wiki.train.tokens"), "the cat");
+  EXPECT_EQ(milabench::test::read_text(target() / "wiki.valid.tokens"), "a dog");
   EXPECT_EQ(r.entries, 2u);
 }
 
@@ -211,7 +207,7 @@ TEST_F(ExtractTest, ExistingTargetIsLeftUntouched) {
   auto r = extract_archive(arc.string(), target().string());
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.error.find("already exists"), std::string::npos) << r.error;
-  EXPECT_EQ(slurp(target() / "mine.txt"), "keep");
+  EXPECT_EQ(milabench::test::read_text(target() / "mine.txt"), "keep");
   EXPECT_FALSE(fs::exists(target() / "a.txt"));
   EXPECT_TRUE(strays().empty());
 }
@@ -243,7 +239,7 @@ TEST_F(ExtractTest, GunzipDecompressesAndRefusesCorruptData) {
   }
   auto ok = gunzip_file(gz.string(), (base_ / "data" / "x").string());
   ASSERT_TRUE(ok.ok) << ok.error;
-  EXPECT_EQ(slurp(base_ / "data" / "x"), std::string(5000, 'q'));
+  EXPECT_EQ(milabench::test::read_text(base_ / "data" / "x"), std::string(5000, 'q'));
 
   fs::resize_file(gz, fs::file_size(gz) - 12);  // cut the deflate stream and trailer
   auto bad = gunzip_file(gz.string(), (base_ / "data" / "y").string());

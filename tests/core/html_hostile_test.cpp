@@ -19,6 +19,7 @@
 #include "report/report.hpp"
 #include "report/summary.hpp"
 #include "result_files.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -69,13 +70,6 @@ fs::path hostile_results(const std::string& tag, const std::string& gpu_prefix) 
       test::write_json(d / file, hostile_result(t, run, gpu_prefix));
     }
   return d;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 // Every markup problem of `page`: a tag or attribute the report does not
@@ -157,7 +151,7 @@ TEST(HtmlHostileInput, MarkupInResultStringsStaysText) {
   o.title = "</title><script>alert(9)</script>" + kHostile[1];
   std::ostringstream out, err;
   ASSERT_EQ(run_report(o, out, err), 0) << err.str();
-  const std::string page = slurp(o.html);
+  const std::string page = milabench::test::read_text(o.html);
   std::string lower = page;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
 

@@ -17,6 +17,7 @@
 #include "report/report.hpp"
 #include "report/summary.hpp"
 #include "result_files.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -28,13 +29,6 @@ size_t count(const std::string& s, const std::string& what) {
   size_t n = 0;
   for (size_t i = s.find(what); i != std::string::npos; i = s.find(what, i + 1)) ++n;
   return n;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 // The section with id `id`, "" when absent.
@@ -83,7 +77,7 @@ TEST(HtmlPage, HeadlineContextUnitsChartsRatiosAndDevices) {
   o.title = "Lab machine A";
   std::ostringstream out, err;
   ASSERT_EQ(run_report(o, out, err), 0) << err.str();
-  const std::string page = slurp(o.html);
+  const std::string page = milabench::test::read_text(o.html);
 
   // Headline: the score in the large class, its interval, PASS, the ratio.
   const std::string head = page.substr(page.find("<header id=\"headline\">"));
@@ -157,7 +151,7 @@ TEST(HtmlPage, FromASummaryFileTheContextIsTheInventory) {
   o.html = (a / "report.html").string();
   std::ostringstream out, err;
   ASSERT_EQ(run_report(o, out, err), 0) << err.str();
-  const std::string page = slurp(o.html);
+  const std::string page = milabench::test::read_text(o.html);
   const std::string ctx = section(page, "context");
   EXPECT_NE(ctx.find("2.6.0"), std::string::npos) << ctx;
   EXPECT_NE(ctx.find("mnist (synthetic)"), std::string::npos);

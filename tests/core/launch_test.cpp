@@ -8,19 +8,13 @@
 #include "launch/devices.hpp"
 #include "launch/process.hpp"
 #include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 using namespace milabench;
 
 namespace {
 
 std::string tmpdir() { return milabench::test::scratch_dir("launch_test"); }
-
-std::string slurp(const std::string& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 ProcessSpec sh(const std::string& script, const std::string& name) {
   ProcessSpec s;
@@ -43,7 +37,7 @@ TEST(Launch, ExitCodeAndLog) {
   EXPECT_FALSE(r[0].ok());
   EXPECT_TRUE(r[1].ok());
   EXPECT_EQ(r[0].log_path, dir + "/logs/t.exit.J0.0.log");
-  EXPECT_EQ(slurp(r[0].log_path), "hello\nworld\n");
+  EXPECT_EQ(milabench::test::read_text(r[0].log_path), "hello\nworld\n");
 }
 
 TEST(Launch, TimeoutKillsGroup) {
@@ -84,8 +78,8 @@ TEST(Launch, AffinityAndThreadEnv) {
   s.cpus = {cpus[0]};
   auto r = run_wave({s}, dir);
   ASSERT_TRUE(r[0].ok());
-  EXPECT_EQ(slurp(dir + "/aff.txt"), std::to_string(cpus[0]) + "\n");
-  EXPECT_EQ(slurp(dir + "/omp.txt"), "1 1\n");
+  EXPECT_EQ(milabench::test::read_text(dir + "/aff.txt"), std::to_string(cpus[0]) + "\n");
+  EXPECT_EQ(milabench::test::read_text(dir + "/omp.txt"), "1 1\n");
 }
 
 TEST(Launch, ExecFailureIs127) {

@@ -14,6 +14,7 @@
 #include "report/report.hpp"
 #include "report/run_series.hpp"
 #include "result_files.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -34,13 +35,6 @@ RateSeries series(const std::vector<double>& rates) {
   s.rates = rates;
   s.success = true;
   return s;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 }  // namespace
@@ -118,7 +112,7 @@ TEST(SummaryWindow, ReportListsFlaggedRunsAndMinDuration) {
       << flags;
   EXPECT_EQ(flags.find("s.slow.J0.0.20261203-102000-000001.json: only"), std::string::npos);
 
-  const std::string page = slurp(o.html);
+  const std::string page = milabench::test::read_text(o.html);
   const auto win = page.find("<section id=\"window\">");
   ASSERT_NE(win, std::string::npos);
   const std::string box = page.substr(win, page.find("</section>", win) - win);

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "../core/local_http_server.hpp"
+#include "../core/test_files.hpp"
 #include "data/bsds500.hpp"
 #include "data/coco.hpp"
 #include "data/dataset.hpp"
@@ -31,51 +32,14 @@ using milabench::test::TempDir;
 
 namespace {
 
-using Members = std::vector<std::pair<std::string, std::string>>;  // path in the archive -> content
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-// An archive in memory: "zip", "tgz" (gzip'ed tar) or "gz" (one gzip'ed file).
-std::string pack(const std::string& format, const Members& members) {
-  struct archive* a = archive_write_new();
-  if (format == "zip") {
-    archive_write_set_format_zip(a);
-  } else if (format == "tgz") {
-    archive_write_set_format_pax_restricted(a);
-    archive_write_add_filter_gzip(a);
-  } else {
-    archive_write_set_format_raw(a);
-    archive_write_add_filter_gzip(a);
-  }
-  size_t need = 1 << 16;
-  for (const auto& m : members) need += m.second.size() + 1024;
-  std::string buf(need * 2, '\0');
-  size_t used = 0;
-  archive_write_open_memory(a, buf.data(), buf.size(), &used);
-  for (const auto& [path, content] : members) {
-    struct archive_entry* e = archive_entry_new();
-    archive_entry_set_pathname(e, path.c_str());
-    archive_entry_set_filetype(e, AE_IFREG);
-    archive_entry_set_perm(e, 0644);
-    archive_entry_set_size(e, static_cast<la_int64_t>(content.size()));
-    archive_write_header(a, e);
-    archive_write_data(a, content.data(), content.size());
-    archive_entry_free(e);
-  }
-  archive_write_close(a);
-  archive_write_free(a);
-  buf.resize(used);
-  return buf;
-}
+using Members = milabench::test::ArchiveMembers;  // path in the archive -> content
 
 // `prefix` + name for every file of `dir` (generated data).
 Members files_of(const fs::path& dir, const std::string& prefix) {
   Members out;
   for (const auto& e : fs::directory_iterator(dir))
-    if (e.is_regular_file()) out.push_back({prefix + e.path().filename().string(), slurp(e.path())});
+    if (e.is_regular_file())
+      out.push_back({prefix + e.path().filename().string(), milabench::test::read_text(e.path())});
   return out;
 }
 
@@ -97,7 +61,7 @@ std::map<std::string, RealFile> real_files(const std::string& name, const fs::pa
     std::map<std::string, RealFile> out;
     for (const char* f :
          {"train-images-idx3-ubyte", "train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"})
-      out[std::string(f) + ".gz"] = {"gz", {{f, slurp(gen / "mnist/MNIST/raw" / f)}}};
+      out[std::string(f) + ".gz"] = {"gz", {{f, milabench::test::read_text(gen / "mnist/MNIST/raw" / f)}}};
     return out;
   }
   if (name == "bsds500") {
@@ -113,7 +77,7 @@ std::map<std::string, RealFile> real_files(const std::string& name, const fs::pa
   if (name == "wiki2") {
     Members m;
     for (const char* f : {"wiki.train.tokens", "wiki.valid.tokens", "wiki.test.tokens"})
-      m.push_back({std::string("wikitext-2/") + f, slurp(gen / "wikitext-2" / f)});
+      m.push_back({std::string("wikitext-2/") + f, milabench::test::read_text(gen / "wikitext-2" / f)});
     return {{"wikitext-2-v1.zip", {"zip", m}}};
   }
   if (name == "coco") {
@@ -121,14 +85,16 @@ std::map<std::string, RealFile> real_files(const std::string& name, const fs::pa
             {"val2017.zip", {"zip", files_of(gen / "coco/val2017", "val2017/")}},
             {"annotations_trainval2017.zip",
              {"zip",
-              {{"annotations/instances_train2017.json", slurp(gen / "coco/annotations/instances_train2017.json")},
-               {"annotations/instances_val2017.json", slurp(gen / "coco/annotations/instances_val2017.json")},
+              {{"annotations/instances_train2017.json",
+                milabench::test::read_text(gen / "coco/annotations/instances_train2017.json")},
+               {"annotations/instances_val2017.json",
+                milabench::test::read_text(gen / "coco/annotations/instances_val2017.json")},
                {"annotations/captions_train2017.json", "{}"}}}}};
   }
   if (name == "ml20m") {
     return {{"ml-20m.zip",
              {"zip",
-              {{"ml-20m/ratings.csv", slurp(gen / "ml-20m/ratings.csv")},
+              {{"ml-20m/ratings.csv", milabench::test::read_text(gen / "ml-20m/ratings.csv")},
                {"ml-20m/movies.csv", "movieId,title,genres\n1,Toy Story (1995),Animation\n"},
                {"ml-20m/README.txt", "MovieLens 20M"}}}}};
   }
@@ -188,7 +154,7 @@ TEST(DatasetLayout, EveryDownloadableDatasetUnpacksWhereItsReaderLooks) {
     for (auto& f : source.files) {
       auto it = real.find(f.filename);
       ASSERT_NE(it, real.end()) << f.filename;
-      const std::string body = pack(it->second.format, it->second.members);
+      const std::string body = milabench::test::pack_archive(it->second.format, it->second.members);
       server.add("/" + d.name + "/" + f.filename, {body});
       f.remote = {server.url("/" + d.name + "/" + f.filename), fetch::sha256_hex(body), body.size()};
     }

@@ -21,6 +21,7 @@
 #include "test_support.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
+#include "../core/test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace milabench;
@@ -34,13 +35,6 @@ RunOutcome run_translator(std::vector<std::string> args, int64_t max_count, cons
 void write_file(const std::string& path, const std::string& text) {
   fs::create_directories(fs::path(path).parent_path());
   std::ofstream(path) << text;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // Tiny synthetic WMT16: ~900 train pairs, 300 subwords.
@@ -102,12 +96,12 @@ TEST(Wmt16, GeneratedDataRoundTripsThroughTheReader) {
   EXPECT_GT(corr, 0.8) << "German lengths follow English lengths";
 
   // No sentence ends inside a word.
-  std::istringstream en(slurp(wmt16_dir(d.str()) + "/" + kWmt16TrainEn));
+  std::istringstream en(milabench::test::read_text(wmt16_dir(d.str()) + "/" + kWmt16TrainEn));
   for (std::string line; std::getline(en, line);)
     ASSERT_FALSE(line.size() >= 2 && line.compare(line.size() - 2, 2, "@@") == 0) << line;
   // The test set exists with the same line count on both sides.
   auto lines = [](const std::string& p) {
-    auto t = slurp(p);
+    auto t = milabench::test::read_text(p);
     return std::count(t.begin(), t.end(), '\n');
   };
   EXPECT_EQ(lines(wmt16_dir(d.str()) + "/" + kWmt16TestEn), lines(wmt16_dir(d.str()) + "/" + kWmt16TestDe));
@@ -118,7 +112,7 @@ TEST(Wmt16, GeneratorWritesTheSameFilesForAnyThreadCount) {
   make_tiny_wmt16(a.str(), 1);
   make_tiny_wmt16(b.str(), 3);
   for (const char* f : {kWmt16Vocab, kWmt16TrainEn, kWmt16TrainDe})
-    EXPECT_EQ(slurp(a.str() + "/wmt16/" + f), slurp(b.str() + "/wmt16/" + f)) << f;
+    EXPECT_EQ(milabench::test::read_text(a.str() + "/wmt16/" + f), milabench::test::read_text(b.str() + "/wmt16/" + f)) << f;
 }
 
 TEST(Wmt16, ReaderMapsTokensToIdsAndFiltersByLength) {

@@ -73,7 +73,7 @@ Interval score_interval(const std::vector<ReportRow>& rows, const json& summary,
       parametric = true;
     }
     if (!(t.n >= kMinRunsForScore && std::isfinite(t.sd))) {
-      note = fmt::format("too few runs ({} has {}; {:.0f} a test are needed)", r.name,
+      note = fmt::format("too few runs ({} has {}; at least {:.0f} runs per test are needed)", r.name,
                          std::isfinite(t.n) ? fmt::format("{:.0f}", t.n) : "none", kMinRunsForScore);
       return no_interval();
     }

@@ -103,7 +103,8 @@ void append_run_series(std::vector<RateSeries>& out, const std::string& file, co
     if (at(t, "rates").is_array())
       for (const auto& x : at(t, "rates")) s.rates.push_back(number(x));
     if (number(at(t, "sample_duration")) > 0) s.sample_duration = number(at(t, "sample_duration"));
-    s.min_duration = number(at(t, "min_duration"));
+    // 0 is the meter's default (no --min-duration): only a positive value was asked for.
+    if (const double m = number(at(t, "min_duration")); m > 0) s.min_duration = m;
     s.measured_s = number(at(t, "time"));
     s.count_unit = text(at(doc, "count_unit"));
     s.success = at(doc, "success") == json(true);

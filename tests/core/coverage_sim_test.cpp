@@ -185,5 +185,5 @@ TEST(Coverage, ScoreIntervalHoldsTheTrueScoreAtItsStatedRate) {
   bool parametric = true;
   std::string note;
   EXPECT_FALSE(score_interval(rows, summary, parametric, note).valid());
-  EXPECT_EQ(note, "too few runs (t0 has 2; 3 a test are needed)");
+  EXPECT_EQ(note, "too few runs (t0 has 2; at least 3 runs per test are needed)");
 }

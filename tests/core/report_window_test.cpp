@@ -133,3 +133,18 @@ TEST(SummaryWindow, NoFlagSectionWhenEveryWindowIsClean) {
   EXPECT_EQ(out.str().find("runs whose summary window"), std::string::npos) << out.str();
   EXPECT_EQ(out.str().find("--min-duration"), std::string::npos);
 }
+
+TEST(SummaryWindow, ARecordedMinDurationOfZeroIsNotListed) {
+  // Every run records min_duration; 0 (the default) means none was asked for.
+  const fs::path d = test::result_dir("window_zero_min");
+  json r = test::result_record("s.ok", "0.0", "0", warm_then_steady(4, 60));
+  r["timings"]["train"]["min_duration"] = 0.0;
+  test::write_json(d / "a.json", r);
+  ReportOptions o;
+  o.input = d.string();
+  o.html = (d / "report.html").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(run_report(o, out, err), 0) << err.str();
+  EXPECT_EQ(out.str().find("--min-duration"), std::string::npos) << out.str();
+  EXPECT_EQ(milabench::test::read_text(o.html).find("Runs measured with --min-duration"), std::string::npos);
+}

@@ -4,7 +4,6 @@
 // sibling in the other group finishes. Groups are made under
 // milabench-test-<pid> inside this process's own groups and removed after.
 #include <gtest/gtest.h>
-
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -12,9 +11,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "launch/cgroups.hpp"
 #include "launch/devices.hpp"

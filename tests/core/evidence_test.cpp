@@ -14,11 +14,11 @@
 #include <sstream>
 
 #include "measure/stats.hpp"
+#include "monitor/inventory.hpp"
 #include "report/export.hpp"
 #include "report/report.hpp"
 #include "report/summary.hpp"
 #include "result_files.hpp"
-#include "monitor/inventory.hpp"
 #include "test_files.hpp"
 
 namespace fs = std::filesystem;

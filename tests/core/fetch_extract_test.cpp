@@ -1,10 +1,9 @@
 // Safe extraction: good tar.gz / zip, and hostile archives built here with
 // libarchive's writer. A refused archive must leave the target absent,
 // nothing outside it written, and no temporary directory behind.
-#include <gtest/gtest.h>
-
 #include <archive.h>
 #include <archive_entry.h>
+#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -22,14 +21,16 @@ namespace {
 
 struct Entry {
   std::string path;
-  std::string content;     // regular file body
-  std::string symlink;     // non-empty: a symlink to this
-  std::string hardlink;    // non-empty: a hard link to this entry path
+  std::string content;   // regular file body
+  std::string symlink;   // non-empty: a symlink to this
+  std::string hardlink;  // non-empty: a hard link to this entry path
   bool dir = false;
   bool fifo = false;
 };
 
-Entry file(std::string path, std::string content) { return {std::move(path), std::move(content), "", "", false, false}; }
+Entry file(std::string path, std::string content) {
+  return {std::move(path), std::move(content), "", "", false, false};
+}
 Entry slink(std::string path, std::string to) { return {std::move(path), "", std::move(to), "", false, false}; }
 Entry hlink(std::string path, std::string to) { return {std::move(path), "", "", std::move(to), false, false}; }
 Entry directory(std::string path) { return {std::move(path), "", "", "", true, false}; }
@@ -139,8 +140,9 @@ TEST_F(ExtractTest, GoodTarGzExtractsWithInsideSymlink) {
 
 TEST_F(ExtractTest, GoodZipExtractsWithStrippedTopDirectory) {
   fs::path arc = base_ / "good.zip";
-  write_archive(arc, Kind::Zip, {directory("wikitext-2/"), file("wikitext-2/wiki.train.tokens", "the cat"),
-                                 file("wikitext-2/wiki.valid.tokens", "a dog")});
+  write_archive(arc, Kind::Zip,
+                {directory("wikitext-2/"), file("wikitext-2/wiki.train.tokens", "the cat"),
+                 file("wikitext-2/wiki.valid.tokens", "a dog")});
   ExtractOptions o;
   o.strip_components = 1;
   auto r = extract_archive(arc.string(), target().string(), o);
@@ -152,7 +154,8 @@ TEST_F(ExtractTest, GoodZipExtractsWithStrippedTopDirectory) {
 
 TEST_F(ExtractTest, PathTraversalIsRefused) {
   fs::path arc = base_ / "evil.tar.gz";
-  write_archive(arc, Kind::TarGz, {file("ok.txt", "fine"), file("../evil", "pwned"), file("../../outside/evil", "pwned")});
+  write_archive(arc, Kind::TarGz,
+                {file("ok.txt", "fine"), file("../evil", "pwned"), file("../../outside/evil", "pwned")});
   expect_refused_cleanly(extract_archive(arc.string(), target().string()), "\"..\" path component");
   EXPECT_FALSE(fs::exists(base_ / "evil"));
 }

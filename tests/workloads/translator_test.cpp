@@ -13,6 +13,7 @@
 #include <set>
 #include <sstream>
 
+#include "../core/test_files.hpp"
 #include "data/dataset.hpp"
 #include "data/length_bucketing.hpp"
 #include "data/wmt16.hpp"
@@ -21,7 +22,6 @@
 #include "test_support.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
-#include "../core/test_files.hpp"
 
 namespace fs = std::filesystem;
 using namespace milabench;
@@ -112,7 +112,8 @@ TEST(Wmt16, GeneratorWritesTheSameFilesForAnyThreadCount) {
   make_tiny_wmt16(a.str(), 1);
   make_tiny_wmt16(b.str(), 3);
   for (const char* f : {kWmt16Vocab, kWmt16TrainEn, kWmt16TrainDe})
-    EXPECT_EQ(milabench::test::read_text(a.str() + "/wmt16/" + f), milabench::test::read_text(b.str() + "/wmt16/" + f)) << f;
+    EXPECT_EQ(milabench::test::read_text(a.str() + "/wmt16/" + f), milabench::test::read_text(b.str() + "/wmt16/" + f))
+        << f;
 }
 
 TEST(Wmt16, ReaderMapsTokensToIdsAndFiltersByLength) {

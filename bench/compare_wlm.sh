@@ -14,7 +14,7 @@ if [ "$W" = wlmfp16 ]; then B=128 X=(--bf16); fi
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 for r in $(seq "$ROUNDS"); do
   build/milarun run "$W" -d "$D" -o "$out/c$r.json" -- --batch-size $B --emsize 656 --nhid 656 --dropout 0.5 \
-    --model GRU --max-count $((B * (S + 1))) > /dev/null 2>&1
+    --model GRU --workers "$T" --max-count $((B * (S + 1))) > /dev/null 2>&1
   echo "C++   $W round $r (load $(cut -d' ' -f1 /proc/loadavg)): $(bench/rate_groups.py "$out/c$r.json")"
   echo "eager $W round $r (load $(cut -d' ' -f1 /proc/loadavg)): $(/usr/bin/python3 bench/python/wlm.py -d "$D" \
     --threads "$T" --batch-size $B "${X[@]}" --warmup 1 --steps "$S" | tail -1)"

@@ -8,8 +8,8 @@
 #include <ostream>
 #include <string>
 
-#include "launch/cgroups.hpp"
 #include "devices/gpu_ids.hpp"
+#include "launch/cgroups.hpp"
 #include "launch/devices.hpp"
 #include "launch/student_groups.hpp"
 #include "launch/topology.hpp"

@@ -2,8 +2,6 @@
 // and the cache policy. The generator is in movielens_gen.cpp.
 #include "data/movielens.hpp"
 
-#include "data/data_error.hpp"
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -15,6 +13,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "data/data_error.hpp"
 #include "data/manifest.hpp"
 #include "results/atomic_write.hpp"
 
@@ -27,7 +26,7 @@ class MappedFile {
   explicit MappedFile(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY);
     if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
-    struct stat st{};
+    struct stat st {};
     ::fstat(fd, &st);
     size_ = size_t(st.st_size);
     if (size_ > 0) {
@@ -95,7 +94,7 @@ Ml20m load_ml20m(const std::string& dataroot, unsigned threads) {
 }
 
 bool ml20m_present(const std::string& dataroot) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(ml20m_csv(dataroot).c_str(), &st) == 0;
 }
 

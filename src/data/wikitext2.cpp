@@ -1,4 +1,3 @@
-#include "data/data_error.hpp"
 #include "data/wikitext2.hpp"
 
 #include <sys/stat.h>
@@ -13,6 +12,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "data/data_error.hpp"
 #include "data/manifest.hpp"
 #include "results/atomic_write.hpp"
 
@@ -21,9 +21,9 @@ namespace {
 
 const char* const kSplits[] = {"train", "valid", "test"};
 constexpr int64_t kRealTokens[] = {2088628, 217646, 245569};  // per split, <eos> included
-constexpr int kChunks = 64;          // generation unit; fixed so output ignores thread count
-constexpr int kCoverStride = 50;     // every 50th train word is the next not-yet-covered word
-constexpr double kZipfShift = 2.0;   // p(rank) ∝ 1/(rank + 2): "the" ≈ 5% as in WikiText-2
+constexpr int kChunks = 64;                                   // generation unit; fixed so output ignores thread count
+constexpr int kCoverStride = 50;                              // every 50th train word is the next not-yet-covered word
+constexpr double kZipfShift = 2.0;                            // p(rank) ∝ 1/(rank + 2): "the" ≈ 5% as in WikiText-2
 
 std::string split_path(const std::string& dataroot, int split) {
   return wiki2_dir(dataroot) + "/wiki." + kSplits[split] + ".tokens";
@@ -32,13 +32,14 @@ std::string split_path(const std::string& dataroot, int split) {
 // The generator's word list: frequent WikiText tokens first, then distinct
 // consonant-vowel pseudo-words; 33 277 entries (the vocabulary less <eos>).
 std::vector<std::string> word_list() {
-  static const char* head[] = {
-      "the", ",", ".", "of", "<unk>", "and", "in", "to", "a", "=", "\"", "was", "The", "@-@", "'s",
-      "that", "as", "for", "with", "by", "on", "is", "(", ")", "his", "at", "from", "it", "he", "an",
-      "were", "had", "which", "be", "are", "@,@", "this", "first", "their", "In", "not", "also", "but",
-      "its", "or", "one", "after", "two", "@.@", ";", "her", "have", "who", "they", "been", "has",
-      "she", "new", ":", "A", "time", "He", "during", "would", "all", "into", "over", "more", "there",
-      "other", "season", "game", "This", "three", "most", "when", "later", "only", "up", "out"};
+  static const char* head[] = {"the",    ",",    ".",      "of",    "<unk>", "and",  "in",    "to",    "a",     "=",
+                               "\"",     "was",  "The",    "@-@",   "'s",    "that", "as",    "for",   "with",  "by",
+                               "on",     "is",   "(",      ")",     "his",   "at",   "from",  "it",    "he",    "an",
+                               "were",   "had",  "which",  "be",    "are",   "@,@",  "this",  "first", "their", "In",
+                               "not",    "also", "but",    "its",   "or",    "one",  "after", "two",   "@.@",   ";",
+                               "her",    "have", "who",    "they",  "been",  "has",  "she",   "new",   ":",     "A",
+                               "time",   "He",   "during", "would", "all",   "into", "over",  "more",  "there", "other",
+                               "season", "game", "This",   "three", "most",  "when", "later", "only",  "up",    "out"};
   const std::string consonants = "bcdfghjklmnprstvwxyz", vowels = "aeiou";
   const size_t n = size_t(kWiki2Vocabulary - 1);
   std::vector<std::string> words(std::begin(head), std::end(head));
@@ -154,7 +155,8 @@ void generate_wiki2(const std::string& dataroot, const DatasetOptions& opts) {
         int64_t budget = total / kChunks + (k == kChunks - 1 ? total % kChunks : 0);
         size_t n = gen.words.size();
         size_t cover = s == 0 ? n * size_t(k) / kChunks : 0, cover_end = s == 0 ? n * size_t(k + 1) / kChunks : 0;
-        parts[size_t(k)] = gen.chunk(budget, 0x5157A2ull * 1000 + uint64_t(s) * kChunks + uint64_t(k), cover, cover_end);
+        parts[size_t(k)] =
+            gen.chunk(budget, 0x5157A2ull * 1000 + uint64_t(s) * kChunks + uint64_t(k), cover, cover_end);
       }
     };
     std::vector<std::thread> pool;
@@ -167,12 +169,16 @@ void generate_wiki2(const std::string& dataroot, const DatasetOptions& opts) {
     tokens[kSplits[s]] = total;
   }
   record_manifest(dataroot, "wiki2",
-                  {{"synthetic", true}, {"generator", "milarun"}, {"scale", opts.scale}, {"files", 3},
-                   {"tokens", tokens}, {"layout", "wikitext-2/wiki.{train,valid,test}.tokens"}});
+                  {{"synthetic", true},
+                   {"generator", "milarun"},
+                   {"scale", opts.scale},
+                   {"files", 3},
+                   {"tokens", tokens},
+                   {"layout", "wikitext-2/wiki.{train,valid,test}.tokens"}});
 }
 
 bool wiki2_present(const std::string& dataroot) {
-  struct stat st{};
+  struct stat st {};
   for (int s = 0; s < 3; ++s)
     if (::stat(split_path(dataroot, s).c_str(), &st) != 0) return false;
   return true;

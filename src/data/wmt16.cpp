@@ -1,5 +1,4 @@
 // WMT16 reader: vocabulary, parallel BPE files -> ids, length filter.
-#include "data/data_error.hpp"
 #include "data/wmt16.hpp"
 
 #include <sys/stat.h>
@@ -10,6 +9,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "data/data_error.hpp"
 #include "data/manifest.hpp"
 
 namespace milabench {
@@ -20,7 +20,7 @@ namespace {
 }
 
 bool exists(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return ::stat(path.c_str(), &st) == 0;
 }
 
@@ -111,8 +111,10 @@ ParallelCorpus read_parallel(const std::string& src_path, const std::string& tgt
   src_reader.join();
   if (src_error) std::rethrow_exception(src_error);
   if (src.size() != tgt.size())
-    bad_file(tgt_path, std::to_string(tgt.size()) + " lines but " + src_path + " has " + std::to_string(src.size()) +
-                           " (the two sides must be aligned line by line)", dataroot);
+    bad_file(tgt_path,
+             std::to_string(tgt.size()) + " lines but " + src_path + " has " + std::to_string(src.size()) +
+                 " (the two sides must be aligned line by line)",
+             dataroot);
   ParallelCorpus c;
   c.pairs_read = src.size();
   for (int64_t i = 0; i < src.size(); ++i) {

@@ -41,8 +41,8 @@ Lexicon make_lexicon(int64_t n, uint64_t seed) {
   std::mt19937_64 g(seed);
   std::unordered_set<std::string> seen;
   // Moses-escaped punctuation and a few short words lead a real vocabulary.
-  for (const char* s : {".", ",", "the", "&apos;s", "&quot;", "-", "die", "der", "und", "of", "to", "(", ")", ":",
-                        "?", "in", "a", "und@@", "ist", "is"}) {
+  for (const char* s : {".",  ",", "the", "&apos;s", "&quot;", "-",  "die", "der",   "und", "of",
+                        "to", "(", ")",   ":",       "?",      "in", "a",   "und@@", "ist", "is"}) {
     if (int64_t(lx.tokens.size()) >= n) break;
     lx.tokens.emplace_back(s);
     seen.insert(s);
@@ -104,8 +104,8 @@ Chunk make_chunk(int64_t pairs, uint64_t seed, const Lexicon& lx) {
 }
 
 // Writes `pairs` pairs to the two files, chunk k seeded from (seed, stream, k).
-void write_pairs(const std::string& en_path, const std::string& de_path, int64_t pairs, uint64_t seed,
-                 uint64_t stream, unsigned threads, const Lexicon& lx) {
+void write_pairs(const std::string& en_path, const std::string& de_path, int64_t pairs, uint64_t seed, uint64_t stream,
+                 unsigned threads, const Lexicon& lx) {
   const std::string suffix = ".tmp." + std::to_string(::getpid());
   std::ofstream en(en_path + suffix, std::ios::binary), de(de_path + suffix, std::ios::binary);
   if (!en || !de) throw std::runtime_error("wmt16: cannot write " + en_path + " / " + de_path);

@@ -9,16 +9,16 @@
 namespace milabench {
 
 struct ReportOptions {
-  std::string input;         // results directory, or a summary JSON file (baseline schema)
-  std::string weights;       // JSON {test: {"weight": w}}; empty: every test weight 1
-  std::string compare;       // another summary JSON to compare against; empty: none
-  double margin_pct = NAN;   // --margin: equivalence margin of --compare, % in [0, 100); NaN: learned
-  std::string html;          // path of a self-contained HTML page to write; empty: none
-  double price = 0;          // dollars (> 0), prints price/score; 0: not given
-  bool price_given = false;  // --price was on the command line: it must then be > 0
-  bool compare_gpus = false; // per-device perf relative to the best device
-  std::string csv;           // path: the main table as CSV; empty: none
-  std::string markdown;      // path: the main table + score as Markdown; empty: none
+  std::string input;          // results directory, or a summary JSON file (baseline schema)
+  std::string weights;        // JSON {test: {"weight": w}}; empty: every test weight 1
+  std::string compare;        // another summary JSON to compare against; empty: none
+  double margin_pct = NAN;    // --margin: equivalence margin of --compare, % in [0, 100); NaN: learned
+  std::string html;           // path of a self-contained HTML page to write; empty: none
+  double price = 0;           // dollars (> 0), prints price/score; 0: not given
+  bool price_given = false;   // --price was on the command line: it must then be > 0
+  bool compare_gpus = false;  // per-device perf relative to the best device
+  std::string csv;            // path: the main table as CSV; empty: none
+  std::string markdown;       // path: the main table + score as Markdown; empty: none
   std::string title;
 };
 
@@ -33,8 +33,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err);
 // rename) or to `out` when out_file is empty. Skipped result files are
 // reported on err. Returns 0, 2 on bad input (not a directory), 1 when
 // out_file cannot be written.
-int run_summary(const std::string& outdir, const std::string& out_file, std::ostream& out,
-                std::ostream& err);
+int run_summary(const std::string& outdir, const std::string& out_file, std::ostream& out, std::ostream& err);
 
 // Fixed-width text rendering of a report: the original table and scores,
 // then the evidence sections (steady state, fairness, significance, inventory).

@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstdlib>
-
 #include <cmath>
+#include <cstdlib>
 #include <ostream>
 #include <regex>
 

@@ -26,9 +26,9 @@
 #include "results/version.hpp"
 #include "run/result_keys.hpp"
 #include "run/run_app.hpp"
-#include "suite/profile.hpp"
 #include "run/run_errors.hpp"
 #include "run/torch_init.hpp"
+#include "suite/profile.hpp"
 #include "suite/run_outcome.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
@@ -234,8 +234,7 @@ int run_experiment(const RunOptions& opts) {
   }
   std::cerr << fmt::format("milarun run {}: {}{} — {} {} in {:.1f} s, last rate {:.1f}/s -> {}\n", info->name,
                            ok ? "ok" : "FAILED", meter && meter->stopped_stable() ? " (steady, --until-stable)" : "",
-                           meter ? meter->count() : 0, info->count_unit, wall, meter ? meter->last_rate() : 0.0,
-                           where);
+                           meter ? meter->count() : 0, info->count_unit, wall, meter ? meter->last_rate() : 0.0, where);
   return rc;
 }
 

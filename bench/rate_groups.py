@@ -7,6 +7,8 @@ Usage: bench/rate_groups.py RESULT.json"""
 import json, sys
 
 rates = json.load(open(sys.argv[1]))["timings"]["train"]["rates"]
-groups = [r for i, r in enumerate(rates) if i == 0 or r != rates[i - 1]]
+# The final partial slice repeats its update's rate up to rounding: equal
+# within 1e-9 relative is the same update.
+groups = [r for i, r in enumerate(rates) if i == 0 or abs(r - rates[i - 1]) > 1e-9 * abs(r)]
 steady = groups[1:] or groups
-print(f"{sum(steady) / len(steady):.1f} (updates: {', '.join(f'{g:.1f}' for g in groups)})")
+print(f"{sum(steady) / len(steady):.4g} (updates: {', '.join(f'{g:.4g}' for g in groups)})")

@@ -91,6 +91,7 @@ def main():
             logps.append(logits.gather(1, action[:, None]).squeeze(1))
             done = (torch.rand(N) < 0.01).float()
             rews.append(20 * done * torch.rand(N)); memory = new_mem; mask = 1 - done; nd.append(mask)
+        t_rollout = time.time() - t0
         with torch.no_grad():
             next_value = model(torch.randint(0, 11, (N, 7, 7, 3)).float(), instr, memory * mask[:, None])[1]
         adv = torch.zeros(T, N); run = torch.zeros(N); nv = next_value
@@ -128,7 +129,8 @@ def main():
                 grad_norm.item(); loss.item()  # log_grad_norms, log_losses
         rate = N * T / (time.time() - t0)
         rates.append(rate)
-        print(f"update {u}: {rate:.1f} frames/s loss {loss.item():.4f}", flush=True)
+        print(f"update {u}: {rate:.1f} frames/s loss {loss.item():.4f} (rollout {t_rollout:.2f} s,"
+              f" advantages + PPO epochs {time.time() - t0 - t_rollout:.2f} s)", flush=True)
     steady = rates[1:] if len(rates) > 1 else rates
     print(f"mean frames/s (after first update): {sum(steady) / len(steady):.1f}")
 

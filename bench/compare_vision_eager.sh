@@ -9,7 +9,8 @@
 # 0.5 s slices, as `milarun summary` computes it; each cell lists every round and
 # the ratio is of the medians (a shared machine's speed drifts between minutes).
 # Usage: [LOG=file] bench/compare_vision_eager.sh THREADS ROUNDS NAME...
-#   NAME: loader convnet dcgan reso fast_style ssd scaling; WORKERS_ONLY=1 runs the C++ side only.
+#   NAME: loader convnet convnet_fp16 dcgan reso fast_style ssd scaling; WORKERS_ONLY=1 runs the C++ side only.
+#   convnet_fp16 is `milarun run convnet --half` (bfloat16 autocast on a CPU) against convnet.py --bf16.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 T=${1:-2} R=${2:-1}; shift 2
@@ -32,11 +33,11 @@ perf_py() {  # script max_count args...
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 echo "| workload | settings (threads $T) | C++ milarun (rounds; median) | eager twin (rounds; median) | ratio |"
 echo "|---|---|---|---|---|"
-row() {  # name settings max_count "args" [twin-only args]
-  local cs=() ps=() c p="-"
+row() {  # name settings max_count "args" [twin-only args] [C++-only args]
+  local cs=() ps=() c p="-" w=${1%_fp16}
   for _ in $(seq "$R"); do
-    cs+=("$(perf_cpp "$1" "$3" $4)")
-    [ -n "${WORKERS_ONLY:-}" ] || ps+=("$(perf_py "$1.py" "$3" $4 ${5:-})")
+    cs+=("$(perf_cpp "$w" "$3" $4 ${6:-})")
+    [ -n "${WORKERS_ONLY:-}" ] || ps+=("$(perf_py "$w.py" "$3" $4 ${5:-})")
   done
   c=$(median "${cs[@]}")
   if [ -z "${WORKERS_ONLY:-}" ]; then
@@ -50,6 +51,8 @@ for name in "$@"; do
   case $name in
     loader) row loader "batch 32, 224 crops" 1600 "--batch-size 32 --workers $T" ;;
     convnet) row convnet "resnet18, batch 16, 224 crops" 480 "--arch resnet18 --batch-size 16 --workers $T" ;;
+    convnet_fp16) row convnet_fp16 "resnet18, batch 16, 224 crops, bfloat16 autocast" 480 \
+      "--arch resnet18 --batch-size 16 --workers $T" --bf16 --half ;;
     dcgan) row dcgan "batch 32, 64x64" 480 "--batch-size 32 --workers $T" ;;
     reso) row reso "batch 16, crop 256, r 2" 2400 "--batch-size 16 --workers $T" ;;
     fast_style) row fast_style "batch 8, 64x64, style 64" 480 "--batch-size 8 --image-size 64 --style-size 64 --workers $T" ;;

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Eager twin of `milarun run convnet`, following the original's
-milarun/models/convnet/conv_simple.py (float32 path; --half belongs to the
-mixed-precision twin): torchvision.models.<arch>() with its own
+milarun/models/convnet/conv_simple.py: torchvision.models.<arch>() with its own
 initialisation, CrossEntropyLoss, SGD(lr) without momentum, ImageFolder with
 RandomResizedCrop + flip + Normalize (full-resolution PIL decode),
 DataLoader(shuffle, num_workers=--workers, pin_memory), dataloop counting
-batch_size per step, loss.item() every step.
+batch_size per step, loss.item() every step. --bf16 is convnet_fp16 on a CPU
+as milarun runs it (--half there: forward and loss under bfloat16 autocast,
+float32 weights, no loss scaling); the original's CUDA --half is not twinned.
 
   /usr/bin/python3 bench/python/convnet.py --dataroot DATA --arch resnet18 --batch-size 16 --workers 2 --max-count 320
 """
@@ -28,6 +29,7 @@ def main():
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--lr", type=float, default=0.1)
     p.add_argument("--image-size", type=int, default=224, help="ours (milarun's --image-size); the original: 224")
+    p.add_argument("--bf16", action="store_true", help="bfloat16 autocast on the CPU (milarun's --half there)")
     add_init_torch_args(p)
     a = p.parse_args()
 
@@ -48,7 +50,8 @@ def main():
     for it, (input, target) in dataloop(loader, wrapper):
         it.set_count(a.batch_size)
         input, target = input.to(device), target.to(device)
-        loss = criterion(model(input), target)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=a.bf16):
+            loss = criterion(model(input), target)
         it.log(loss=loss.item())
         optimizer.zero_grad()
         loss.backward()

@@ -56,7 +56,7 @@ for name in "$@"; do
     dcgan) row dcgan "batch 32, 64x64" 480 "--batch-size 32 --workers $T" ;;
     reso) row reso "batch 16, crop 256, r 2" 2400 "--batch-size 16 --workers $T" ;;
     fast_style) row fast_style "batch 8, 64x64, style 64" 480 "--batch-size 8 --image-size 64 --style-size 64 --workers $T" ;;
-    ssd) row ssd "batch 2, 300x300, 4 loader workers" 40 "--batch-size 2 --workers $T" ;;
+    ssd) row ssd "batch 2, 300x300, 4 loader workers" ${SSD_COUNT:-40} "--batch-size 2 --workers $T" ;;
     scaling) row scaling "alexnet, batch 16, 224, 1 rank" 640 "--batch-size 16 --workers $T" ;;
     *) echo "unknown workload $name" >&2; exit 2 ;;
   esac

@@ -14,7 +14,7 @@ export MILARUN_DATAROOT=$data
 perf_cpp() {  # workload max_count args...
   local w=$1 n=$2; shift 2
   build/milarun run "$w" -- --max-count "$n" --workers "$T" "$@" 2>/dev/null |
-    /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin)['timings']['train']['rates']; w=r[-20:-2]; print(f'{sum(w)/len(w):.1f}')"
+    bench/result_perf.py -
 }
 perf_py() {  # script max_count
   (cd bench/python && /usr/bin/python3 "$1" "$2") | /usr/bin/python3 -c "import json,sys; print(f\"{json.load(sys.stdin)['perf']:.1f}\")"

@@ -19,12 +19,6 @@ WORKLOADS=("$@")
 export OMP_NUM_THREADS=$T MKL_NUM_THREADS=$T
 out=$(mktemp -d); trap 'rm -rf "$out"' EXIT
 load() { cut -d' ' -f1 /proc/loadavg; }
-after5() {  # mean of the 0.5 s slices that end after 5 s of training
-  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['timings']['train']['rates'][10:]; print(f'{sum(r)/len(r):.2f}')" "$1"
-}
-last20() {
-  /usr/bin/python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['timings']['train']['rates'][-20:-2]; print(f'{sum(r)/len(r):.0f}')" "$1"
-}
 ATARI=(--env-name PongNoFrameskip-v4 --num-steps 128 --num-processes 16 --algo ppo --use-gae --clip-param 0.1
   --value-loss-coef 0.5 --num-mini-batch 4 --use-linear-lr-decay --entropy-coef 0.01)
 TR=(--hidden-size 128 --batch-size 32 --max-size 20000)
@@ -40,13 +34,13 @@ for r in $(seq "$ROUNDS"); do
       recom)
         build/milarun run recom -d "$D" -o "$f" -- --layers 256,256,128,64 -f 64 -l 0.0005 --batch-size 2048 \
           --workers "$T" --max-count 307200 > /dev/null 2>&1
-        echo "C++   recom round $r (load $(load)): $(last20 "$f") samples/s"
+        echo "C++   recom round $r (load $(load)): $(bench/result_perf.py "$f") samples/s"
         echo "eager recom round $r (load $(load)): $(/usr/bin/python3 bench/python/recom.py -d "$D" --threads "$T" \
           --batch-size 2048 --warmup 3 --steps 30 | tail -1)" ;;
       translator)
         build/milarun run translator -d "$D" -o "$f" -- "${TR[@]}" --workers "$T" --no-bucketing \
           --max-count 640 > /dev/null 2>&1
-        echo "C++   translator round $r (load $(load)): $(after5 "$f") sentences/s after 5 s"
+        echo "C++   translator round $r (load $(load)): $(bench/result_perf.py --after-slices 10 "$f") sentences/s after 5 s"
         echo "eager translator round $r (load $(load)): $(/usr/bin/python3 bench/python/translator.py --dataroot "$D" \
           "${TR[@]}" --seconds 50 --threads "$T" --no-bucketing | tail -1)" ;;
       *) echo "unknown workload $w (atari, recom, translator)" >&2; exit 2 ;;

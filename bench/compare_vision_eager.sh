@@ -23,7 +23,7 @@ data=${DATA:-$(mktemp -d)}
 perf_cpp() {  # workload max_count args...
   local w=$1 n=$2; shift 2
   build/milarun run "$w" -d "$data" -- --no-cuda --max-count "$n" "$@" 2>>"${LOG:-/dev/null}" |
-    /usr/bin/python3 -c "import json,sys; t=json.load(sys.stdin)['timings']; r=(t.get('train') or t['train_0'])['rates']; w=r[-20:-2] or r; print(f'{sum(w)/len(w):.2f}')"
+    bench/result_perf.py -
 }
 perf_py() {  # script max_count args...
   local s=$1 n=$2; shift 2

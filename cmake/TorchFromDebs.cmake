@@ -18,6 +18,7 @@ add_library(milabench_torch INTERFACE)
 # Before /usr/include, where Debian 12's own libtorch 1.13 headers may be.
 target_include_directories(milabench_torch SYSTEM BEFORE INTERFACE "${_root}/include"
                                                                "${_root}/include/torch/csrc/api/include")
+set(MILABENCH_TORCH_INCLUDE_DIRS "${_root}/include" "${_root}/include/torch/csrc/api/include")
 # What Caffe2Targets.cmake gives torch_cpu's users.
 target_compile_definitions(milabench_torch INTERFACE USE_DISTRIBUTED USE_C10D_GLOO USE_RPC USE_TENSORPIPE
                                                      _GLIBCXX_USE_CXX11_ABI=1)

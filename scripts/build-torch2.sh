@@ -1,12 +1,25 @@
 #!/usr/bin/env bash
-# Builds the torch side against PyTorch 2.x with CUDA and NCCL: Debian 13
-# (trixie) contrib's libtorch-cuda-dev 2.6 plus the CUDA toolkit's headers
-# (MILABENCH_CUDA_HOME, default /usr/local/cuda: cuda_runtime_api.h, nccl.h).
+# Builds the torch side against PyTorch 2.x with CUDA and NCCL, laid out as
+# PyTorch's pip wheel is (the libtorch GPU users have): Debian 13 (trixie)
+# contrib's libtorch-cuda-dev 2.6 plus the CUDA toolkit's headers
+# (MILABENCH_CUDA_HOME, default /usr/local/cuda: cuda_runtime_api.h, nccl.h),
+# with the wheel's two build traps reproduced (docs/gpu.md, "Three layouts"):
+#   - a bundled fmt of another version than the system's: trixie's fmt 10
+#     headers copied into the torch include tree (torch/include/fmt in the
+#     wheel, fmt 12 there; Debian 12's own is 9). A build that mixes the two
+#     fails to link (undefined fmt::v10 symbols).
+#   - no Gloo headers: the torch tree has none, and every gloo/*.h that
+#     Debian 12's libgloo-dev puts in /usr/include is shadowed by a header
+#     that is an #error. A build that includes Gloo unconditionally fails.
+# The third trap, OpenCV's libGLX closure, is checked by
+# scripts/deb_closure.py on what gpu-fetch.sh fetches (scripts/test.sh).
 # Every torch-facing file is compiled (milabench_workloads, milarun-torch's
 # sources, the workload tests) and milarun-torch and workload_tests are
-# linked. The programs need trixie's glibc and CUDA 12 libraries to run, so
-# they are not run here (docs/gpu.md). Called by scripts/test.sh after the
-# Debian 12 (libtorch 1.13) build and tests.
+# linked; then data_parallel.cpp is compiled once more with trixie's Gloo
+# headers (-fsyntax-only), so the Gloo path of 2.x stays compiled too. The
+# programs need trixie's glibc and CUDA 12 libraries to run, so they are not
+# run here. Called by scripts/test.sh after the Debian 12 (libtorch 1.13)
+# build and tests.
 #
 # The packages are fetched with apt from the Debian archive through a private
 # apt state under .deps/apt-trixie (the system's sources and dpkg database are
@@ -21,11 +34,13 @@ start=$(date +%s)
 deps=$(realpath -m "${TORCH2_DEPS:-.deps}")
 apt_dir=$deps/apt-trixie
 root=$deps/torch2.6
+gloo_root=$deps/gloo2.6
+poison=$deps/pip-traps
 build=${TORCH2_BUILD_DIR:-build-torch2}
 link=${TORCH2_LINK:-1}
 cuda=${MILABENCH_CUDA_HOME:-/usr/local/cuda}
 
-pkgs=(libtorch-cuda-dev libgloo-cuda-dev)
+pkgs=(libtorch-cuda-dev libgloo-cuda-dev libfmt-dev)
 [ "$link" = 1 ] && pkgs+=(libtorch-cuda-2.6)
 
 # Without the CUDA toolkit's headers the CUDA variant cannot be compiled: say
@@ -53,36 +68,71 @@ apt_opts=(-o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$apt_dir/s
           -o "Dir::State::Lists=$apt_dir/lists" -o "Dir::Cache=$apt_dir/cache"
           -o "Dir::State::status=$apt_dir/status" -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
 
-want=$(printf '%s\n' "${pkgs[@]}" | sort | tr '\n' ' ')
+want="pip-layout-1 $(printf '%s\n' "${pkgs[@]}" | sort | tr '\n' ' ')"
 if [ "$(cat "$root/.packages" 2>/dev/null)" != "$want" ]; then
   apt-get "${apt_opts[@]}" -qq update
-  rm -rf "$root" "$apt_dir/debs"/*.deb
+  rm -rf "$root" "$gloo_root" "$poison" "$apt_dir/debs"/*.deb
   (cd "$apt_dir/debs" && apt-get "${apt_opts[@]}" -qq download "${pkgs[@]}")
-  mkdir -p "$root"
-  for f in "$apt_dir/debs"/*.deb; do dpkg -x "$f" "$root"; done
+  mkdir -p "$root" "$gloo_root"
+  for f in "$apt_dir/debs"/*.deb; do
+    case $(basename "$f") in
+      libgloo-cuda-dev_*) dpkg -x "$f" "$gloo_root" ;;  # kept apart: the wheel has no Gloo headers
+      libfmt-dev_*) fmt_deb=$f ;;
+      *) dpkg -x "$f" "$root" ;;
+    esac
+  done
+  # The wheel's bundled fmt: headers inside the torch include tree.
+  tmp=$(mktemp -d)
+  dpkg -x "$fmt_deb" "$tmp"
+  cp -r "$tmp/usr/include/fmt" "$root/usr/include/fmt"
+  rm -rf "$tmp"
   rm -f "$apt_dir/debs"/*.deb
+  # Every gloo header name shadowed by an #error, before the system's.
+  (cd "$gloo_root/usr/include" && find gloo -name '*.h') | while read -r h; do
+    mkdir -p "$poison/$(dirname "$h")"
+    echo "#error \"<$h>: PyTorch's pip wheel ships no Gloo headers; include Gloo only under MILABENCH_HAVE_GLOO\"" \
+      >"$poison/$h"
+  done
   echo "$want" >"$root/.packages"
 fi
 fetched=$(date +%s)
 if [ "${TORCH2_FETCH_ONLY:-0}" = 1 ]; then
-  echo "build-torch2: fetched ${want}into $root in $((fetched - start)) s"
+  echo "build-torch2: fetched ${want} into $root in $((fetched - start)) s"
   exit 0
 fi
 
 # -Werror=deprecated-declarations: no deprecated libtorch call may remain.
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DMILABENCH_TORCH_DEB_ROOT="$root" \
-      -DMILABENCH_CUDA_HOME="$cuda" -DCMAKE_CXX_FLAGS=-Werror=deprecated-declarations \
+      -DMILABENCH_CUDA_HOME="$cuda" -DCMAKE_CXX_FLAGS="-Werror=deprecated-declarations -isystem $poison" \
       ${CMAKE_CXX_COMPILER_LAUNCHER:+-DCMAKE_CXX_COMPILER_LAUNCHER=$CMAKE_CXX_COMPILER_LAUNCHER} \
       >"$deps/build-torch2.cmake.log"
-grep -E '^-- libtorch from' "$deps/build-torch2.cmake.log" || true
+grep -E '^-- (libtorch from|fmt:|Gloo)' "$deps/build-torch2.cmake.log" || true
+grep -q '^-- fmt: .*bundled with libtorch' "$deps/build-torch2.cmake.log" ||
+  { echo "build-torch2: the bundled fmt was not chosen (cmake/TorchLayout.cmake)" >&2; exit 1; }
+grep -q '^-- Gloo (c10d gloo backend): OFF' "$deps/build-torch2.cmake.log" ||
+  { echo "build-torch2: Gloo was found in a tree without Gloo headers (cmake/TorchLayout.cmake)" >&2; exit 1; }
 if [ "$link" = 1 ]; then
   targets=(milarun-torch workload_tests)
 else
   targets=(milabench_workloads)
 fi
 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}"
+
+# The Gloo path of data_parallel.cpp against 2.x's c10d, with trixie's Gloo headers.
+python3 - "$build/compile_commands.json" "$poison" "$gloo_root/usr/include" <<'PY'
+import json, shlex, subprocess, sys
+db, poison, gloo = sys.argv[1:4]
+entry = next(e for e in json.load(open(db)) if e["file"].endswith("src/workloads/data_parallel.cpp"))
+args = shlex.split(entry["command"])
+out = args.index("-o")
+del args[out:out + 2]
+args = [gloo if a == poison else a for a in args]
+args = [a for a in args if a != "-c"] + ["-fsyntax-only", "-DMILABENCH_HAVE_GLOO=1"]
+subprocess.run(args, cwd=entry["directory"], check=True)
+print("build-torch2: data_parallel.cpp's Gloo path compiles against 2.x with Gloo headers")
+PY
 end=$(date +%s)
 v=$(awk '/define TORCH_VERSION_(MAJOR|MINOR|PATCH)/ {printf "%s%s", sep, $3; sep="."}' \
   "$root/usr/include/torch/csrc/api/include/torch/version.h")
-echo "build-torch2: libtorch $v (CUDA, NCCL): built ${targets[*]} in $((end - start)) s" \
+echo "build-torch2: libtorch $v (CUDA, NCCL) in the pip layout: built ${targets[*]} in $((end - start)) s" \
      "(fetch and unpack $((fetched - start)) s)"

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Installs, builds and runs every test. Used by .ci/run.
-# Then builds the torch side against libtorch 2.6 with CUDA and NCCL
-# (scripts/build-torch2.sh; docs/gpu.md); MILABENCH_SKIP_TORCH2=1 skips that.
+# Then the GPU build's traps without a GPU (docs/gpu.md, "Three layouts"):
+# builds the torch side against libtorch 2.6 with CUDA and NCCL laid out as
+# PyTorch's pip wheel (scripts/build-torch2.sh), and fetches the device
+# check's Debian packages, checking their run-time closure
+# (scripts/gpu-fetch.sh, scripts/deb_closure.py). MILABENCH_SKIP_TORCH2=1
+# skips both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -10,4 +14,5 @@ cmake --build build -j"$(nproc)"
 (cd build && ctest --output-on-failure)
 if [ "${MILABENCH_SKIP_TORCH2:-0}" != 1 ]; then
   scripts/build-torch2.sh
+  scripts/gpu-fetch.sh
 fi

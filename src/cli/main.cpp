@@ -126,6 +126,9 @@ int main(int argc, char** argv) {
   jb->add_option("--min-duration", jo.min_duration_s,
                  "every run continues past --max-count until this many seconds were timed (fast machines)")
       ->check(CLI::NonNegativeNumber);
+  jb->add_flag("--stop-at-count", jo.stop_at_count,
+               "every run stops at --max-count as the original's, even while its summary window holds warm-up "
+               "(default: runs go on until it holds only steady slices, the window rule)");
   jb->add_option("--min-free-mb", jo.min_free_mb, "stop before a test when -o has less free space (MiB)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);

@@ -20,6 +20,7 @@
 #include "results/result_record.hpp"
 #include "results/run_exit.hpp"
 #include "results/version.hpp"
+#include "run/crash_report.hpp"
 #include "run/run_app.hpp"
 #include "run/run_harness.hpp"
 #include "workloads/workload.hpp"
@@ -101,6 +102,7 @@ static int check_args(const std::string& experiment, const std::vector<std::stri
 }
 
 int main(int argc, char** argv) {
+  install_crash_report("milarun-torch");
   if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
     std::cout << version_line() << "\n";
     return 0;

@@ -11,6 +11,7 @@
 //   subclasses (ProcessGroup became a dispatcher over backends); in 1.13 they
 //   derive from c10d::ProcessGroup. CollectiveBackend names the common base
 //   whose allreduce/broadcast data_parallel.cpp calls.
+// - c10d teardown: shutdown_process_group (2.3+: ProcessGroupNCCL::shutdown).
 // - CUDA streams/events: the project uses none directly; the rate meter's
 //   device sync (torch::cuda::synchronize) and pinned host memory
 //   (Tensor::pin_memory() without a device) are the same calls in 1.13 and
@@ -79,6 +80,28 @@ inline void set_autocast_dtype(c10::DeviceType device, at::ScalarType dtype) {
     at::autocast::set_autocast_gpu_dtype(dtype);
   else
     at::autocast::set_autocast_cpu_dtype(dtype);
+#endif
+}
+
+// The orderly end of a c10d process group before it is destroyed: 2.x's
+// ProcessGroupNCCL has shutdown() (its destructor otherwise warns and aborts
+// the communicators from a watchdog thread); 1.13's has none.
+template <class Group>
+void shutdown_process_group(Group& group) {
+#if MILABENCH_TORCH_AT_LEAST(2, 3)
+  group.shutdown();
+#else
+  (void)group;
+#endif
+}
+
+// Whether this build has c10d's NCCL backend (a CUDA libtorch whose config
+// defines USE_C10D_NCCL).
+constexpr bool built_with_nccl() {
+#ifdef USE_C10D_NCCL
+  return true;
+#else
+  return false;
 #endif
 }
 

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "measure/window_rule.hpp"
+
 namespace milabench {
 
 RateMeter::RateMeter(MeterOptions opts, Clock clock, Sync sync)
@@ -52,8 +54,21 @@ bool RateMeter::step(int64_t n) {
   block_open_ = false;
   const bool closed = rates_.size() > before;
   if (closed && opts_.until_stable && !stable_) stable_ = settled(rates_, opts_.steady);
+  update_window_rule(closed);
   return closed;
 }
+
+void RateMeter::update_window_rule(bool slice_closed) {
+  if (!opts_.window_rule || opts_.max_count <= 0) return;
+  if (total_count_ < opts_.max_count || total_time_ < opts_.min_duration) return;
+  const bool first = count_met_time_ < 0;
+  if (first) count_met_time_ = total_time_, count_met_count_ = total_count_;
+  if (first || slice_closed) window_clear_ = summary_window_state(rates_, opts_.sample_duration).clear();
+}
+
+double RateMeter::extended_time() const { return count_met_time_ < 0 ? 0.0 : total_time_ - count_met_time_; }
+
+int64_t RateMeter::extended_count() const { return count_met_time_ < 0 ? 0 : total_count_ - count_met_count_; }
 
 // RateLogger.elapse, the same floating-point operations in the same order
 // (so a recorded trace gives bit-identical rates). The count left for the
@@ -76,7 +91,8 @@ void RateMeter::elapse(double duration, double count) {
 bool RateMeter::done() const {
   const bool long_enough = total_time_ >= opts_.min_duration;
   if (stable_ && long_enough) return true;
-  return opts_.max_count > 0 && total_count_ >= opts_.max_count && long_enough;
+  if (!(opts_.max_count > 0 && total_count_ >= opts_.max_count && long_enough)) return false;
+  return !opts_.window_rule || window_clear_ || extended_time() >= opts_.max_extension;
 }
 
 void RateMeter::finish() {
@@ -105,7 +121,10 @@ nlohmann::json RateMeter::to_json() const {
           {"max_count", opts_.max_count},
           {"min_duration", opts_.min_duration},
           {"until_stable", opts_.until_stable},
-          {"stopped_stable", stable_}};
+          {"stopped_stable", stable_},
+          {"window_rule", opts_.window_rule},
+          {"extended_s", extended_time()},
+          {"extended_count", extended_count()}};
 }
 
 }  // namespace milabench

@@ -31,6 +31,15 @@ struct MeterOptions {
   // settled (steady_state.hpp: the summary window is steady and agrees with
   // the window before it); max_count still bounds the run.
   bool until_stable = false;
+  // The window rule (default on; --stop-at-count turns it off, the
+  // original's stop): once --max-count is reached (and --min-duration
+  // timed), the run goes on until its summary window holds only steady
+  // slices (measure/window_rule.hpp: 20 slices, the warm-up over before the
+  // window), for at most `max_extension` more timed seconds. On a fast GPU
+  // the original's counts end some runs within seconds, while set-up and
+  // warm-up still fill the window.
+  bool window_rule = true;
+  double max_extension = 60;
   SteadyOptions steady;
 };
 
@@ -57,16 +66,22 @@ class RateMeter {
   // Whether a block that would close a slice syncs the device first (the
   // original's `sync=` argument: torch_settings.sync or None). Default true.
   void set_sync_enabled(bool on) { sync_enabled_ = on; }
-  // RateLogger.done(): count() >= max_count (when max_count > 0), and at
-  // least min_duration seconds timed; or, with until_stable, a closed slice
-  // made the summary window steady.
+  // RateLogger.done(): count() >= max_count (when max_count > 0), at least
+  // min_duration seconds timed and, under the window rule, the summary
+  // window clear of warm-up (or max_extension spent); or, with
+  // until_stable, a closed slice made the summary window steady.
   bool done() const;
+  // Timed seconds and examples after the count (and --min-duration) was
+  // reached, spent by the window rule; 0 when it did not extend the run.
+  double extended_time() const;
+  int64_t extended_count() const;
   // True when until_stable ended the run.
   bool stopped_stable() const { return stable_; }
   // RateLogger.finalize: syncs (timed as a block of 0 examples), appends the
   // partial last slice when it has time. Idempotent; no step() after it.
   void finish();
 
+  const MeterOptions& options() const { return opts_; }
   int64_t count() const { return total_count_; }
   const std::vector<double>& rates() const { return rates_; }
   // Rate of the last closed slice (0 before the first).
@@ -85,7 +100,8 @@ class RateMeter {
 
   // {"rates", "count", "time", "wall_time", "overhead" (= wall_time - time),
   //  "sample_duration", "max_count", "min_duration", "until_stable",
-  //  "stopped_stable"}; the harness adds type/start/end/metrics.
+  //  "stopped_stable", "window_rule", "extended_s", "extended_count"}; the
+  //  harness adds type/start/end/metrics.
   nlohmann::json to_json() const;
 
  private:
@@ -106,6 +122,12 @@ class RateMeter {
   bool started_ = false, ended_ = false, block_open_ = false, finished_ = false, armed_ = false;
   bool stable_ = false;
   size_t slices_closed_ = 0;
+  // The window rule: when the count condition was first met (-1: not yet),
+  // and whether the summary window was clear at the last check.
+  double count_met_time_ = -1;
+  int64_t count_met_count_ = 0;
+  bool window_clear_ = false;
+  void update_window_rule(bool slice_closed);
 };
 
 }  // namespace milabench

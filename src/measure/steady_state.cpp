@@ -62,12 +62,17 @@ size_t warmup_slices(const std::vector<double>& rates, const SteadyOptions& o, d
   const double level = median_of(w);
   const size_t k = static_cast<size_t>(std::max(1, o.smooth));
   const double wn = static_cast<double>(w.size()), kd = static_cast<double>(k);
-  const Line line = fit_line(w);
+  // The noise comes from the window's later half: a warm-up still inside the
+  // window (a fast run stopped early) would otherwise inflate the residuals
+  // of the whole window's line until the warm-up passed for noise.
+  const std::vector<double> tail(w.begin() + static_cast<long>(w.size() / 2), w.end());
+  const Line line = fit_line(tail);
+  const double tn = static_cast<double>(tail.size());
   // Two standard errors above the estimate: an underestimated correlation
   // would call noisy stretches a warm-up.
-  const double phi = std::min(0.95, line.phi + 2 * std::sqrt((1 - line.phi * line.phi) / wn));
+  const double phi = std::min(0.95, line.phi + 2 * std::sqrt((1 - line.phi * line.phi) / tn));
   const double fw = ar1_variance_factor(phi, w.size()), fk = ar1_variance_factor(phi, k);
-  double sd = std::sqrt(line.ss_res / std::max(wn - fw - 1, wn / 3));
+  double sd = std::sqrt(line.ss_res / std::max(tn - ar1_variance_factor(phi, tail.size()) - 1, tn / 3));
   if (!std::isfinite(sd)) sd = 0;
   // Noise allowance: 5 standard errors of (mean of k slices - level), so a
   // steady noisy run is almost never called warm anywhere along its length.

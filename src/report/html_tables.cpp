@@ -57,7 +57,7 @@ std::string results_table(const ReportData& d) {
 }
 
 std::string window_flags_html(const ReportData& d) {
-  std::string flagged, min_dur;
+  std::string flagged, min_dur, extended;
   for (const auto& f : d.window_flags) {
     const std::string who = html_escape(f.test) + "</td><td>" + html_escape(f.label);
     if (f.flagged())
@@ -66,6 +66,9 @@ std::string window_flags_html(const ReportData& d) {
     if (std::isfinite(f.min_duration))
       min_dur += "<tr><td>" + who + "</td>" + td(fmt::format("{:g}", f.min_duration)) + td(fixed(f.measured_s, 1)) +
                  td(std::to_string(f.slices)) + "</tr>\n";
+    if (f.extended_s > 0)
+      extended += "<tr><td>" + who + "</td>" + td(fixed(f.extended_s, 1)) + td(fixed(f.measured_s, 1)) +
+                  td(std::to_string(f.slices)) + "</tr>\n";
   }
   std::string h;
   if (!flagged.empty())
@@ -77,6 +80,12 @@ std::string window_flags_html(const ReportData& d) {
          flagged + "</table></div>\n";
   else
     h += "<p>Every successful run's summary window holds at least 18 slices after its warm-up.</p>\n";
+  if (!extended.empty())
+    h += "<h3>Runs measured past --max-count (the window rule)</h3>\n<p>They reached their count before their "
+         "summary window held only steady slices and went on until it did (<span class=\"code\">--stop-at-count"
+         "</span> stops at the count, as the original).</p>\n<table class=\"left\"><tr>" +
+         th("test") + th("result file") + th("past the count", "s") + th("measured", "s") + th("slices") + "</tr>\n" +
+         extended + "</table>\n";
   if (!min_dur.empty())
     h += "<h3>Runs measured with --min-duration</h3>\n<table class=\"left\"><tr>" + th("test") + th("result file") +
          th("--min-duration", "s") + th("measured", "s") + th("slices") + "</tr>\n" + min_dur + "</table>\n";

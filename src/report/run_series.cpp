@@ -7,6 +7,7 @@
 #include <set>
 
 #include "measure/steady_state.hpp"
+#include "measure/window_rule.hpp"
 #include "report/report_data.hpp"
 
 namespace milabench {
@@ -105,6 +106,7 @@ void append_run_series(std::vector<RateSeries>& out, const std::string& file, co
     if (number(at(t, "sample_duration")) > 0) s.sample_duration = number(at(t, "sample_duration"));
     // 0 is the meter's default (no --min-duration): only a positive value was asked for.
     if (const double m = number(at(t, "min_duration")); m > 0) s.min_duration = m;
+    if (const double e = number(at(t, "extended_s")); e > 0) s.extended_s = e;
     s.measured_s = number(at(t, "time"));
     s.count_unit = text(at(doc, "count_unit"));
     s.success = at(doc, "success") == json(true);
@@ -130,24 +132,20 @@ WindowFlag check_summary_window(const std::string& test, const RateSeries& s) {
 }
 
 WindowFlag check_summary_window(const std::string& test, const RateSeries& s, double warmup_s) {
-  SteadyOptions so;
-  so.sample_duration = s.sample_duration;
+  const WindowState w = summary_window_state(static_cast<int>(s.rates.size()), warmup_s, s.sample_duration);
   WindowFlag f;
   f.test = test;
   f.label = s.label;
   f.device = s.device;
   f.min_duration = s.min_duration;
-  f.sample_duration = so.sample_duration;
+  f.extended_s = s.extended_s;
+  f.sample_duration = s.sample_duration;
   f.measured_s = s.measured_s;
-  f.slices = static_cast<int>(s.rates.size());
-  const int span = so.window_slices + so.drop_last;
-  f.window_begin = std::max(0, f.slices - span);
-  f.too_short = f.slices < span;
-  f.warmup_s = warmup_s;
-  if (std::isfinite(f.warmup_s)) {
-    const int warm = static_cast<int>(std::lround(f.warmup_s / so.sample_duration));
-    f.warm_in_window = std::clamp(warm - f.window_begin, 0, so.window_slices);
-  }
+  f.slices = w.slices;
+  f.window_begin = w.window_begin;
+  f.too_short = w.too_short;
+  f.warmup_s = w.warmup_s;
+  f.warm_in_window = w.warm_in_window;
   return f;
 }
 
@@ -164,7 +162,7 @@ void attach_runs(ReportData& d, const std::map<std::string, std::vector<RateSeri
       if (!s.success) continue;
       const WindowFlag f = check_summary_window(test, s);
       if (row && f.flagged()) row->window_flags++;
-      if (f.flagged() || std::isfinite(f.min_duration)) d.window_flags.push_back(f);
+      if (f.flagged() || std::isfinite(f.min_duration) || f.extended_s > 0) d.window_flags.push_back(f);
     }
   }
   for (auto& [k, vals] : ctx) {  // the runs' facts replace the summary's inventory
@@ -175,13 +173,21 @@ void attach_runs(ReportData& d, const std::map<std::string, std::vector<RateSeri
 }
 
 void print_window_flags(const ReportData& d, std::ostream& out) {
-  bool flagged = false, min_dur = false;
-  for (const auto& f : d.window_flags) flagged |= f.flagged(), min_dur |= std::isfinite(f.min_duration);
+  bool flagged = false, min_dur = false, extended = false;
+  for (const auto& f : d.window_flags)
+    flagged |= f.flagged(), min_dur |= std::isfinite(f.min_duration), extended |= f.extended_s > 0;
   if (flagged) {
     out << "\nruns whose summary window (rates[-20:-2], the last 10 s minus the last second) is short or holds "
            "warm-up;\nmeasure longer (milarun jobs --min-duration S) to trust their perf:\n";
     for (const auto& f : d.window_flags)
       if (f.flagged()) out << "  " << f.test << "  " << f.label << ": " << f.reason() << "\n";
+  }
+  if (extended) {
+    out << "\nruns measured past --max-count until their summary window held only steady slices (the window "
+           "rule;\n--stop-at-count stops at the count, as the original):\n";
+    for (const auto& f : d.window_flags)
+      if (f.extended_s > 0)
+        out << fmt::format("  {}  {}: +{:.1f} s past the count ({} slices)\n", f.test, f.label, f.extended_s, f.slices);
   }
   if (min_dur) {
     out << "\nruns measured with --min-duration:\n";

@@ -21,6 +21,7 @@ struct RateSeries {
   std::vector<double> rates;     // count_unit per second, one per slice
   double sample_duration = 0.5;  // seconds per slice (timings.train.sample_duration)
   double min_duration = NAN;     // --min-duration S (timings.train.min_duration); NaN when not recorded
+  double extended_s = 0;         // timed seconds past --max-count by the window rule (timings.train.extended_s)
   double measured_s = NAN;       // timings.train.time; NaN when not recorded
   std::string count_unit;        // "images", "tokens", ...; "" when not recorded
   bool success = false;          // the result's "success"
@@ -46,6 +47,7 @@ struct WindowFlag {
   int warm_in_window = 0;     // warm-up slices inside the window
   bool too_short = false;     // fewer than 20 slices: the window has fewer than 18
   double min_duration = NAN;  // as recorded by the run
+  double extended_s = 0;      // past --max-count by the window rule, as recorded
   double measured_s = NAN;
   bool flagged() const { return too_short || warm_in_window > 0; }
   std::string reason() const;  // "" when not flagged

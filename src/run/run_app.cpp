@@ -29,6 +29,12 @@ std::unique_ptr<CLI::App> configure_run_app(const WorkloadInfo& info, Workload& 
   app->add_option("--sample-duration", m.sample_duration, "seconds per rate slice")->capture_default_str();
   app->add_flag("--until-stable", m.until_stable,
                 "also stop once the rate is steady over the summary window (docs/statistics.md)");
+  app->add_flag(
+      "--stop-at-count", [&m](std::int64_t) { m.window_rule = false; },
+      "stop at --max-count as the original, even while the summary window still holds warm-up (default: go on "
+      "until it holds only steady slices, the window rule)");
+  app->add_option("--max-extension", m.max_extension, "the window rule's limit: timed seconds past --max-count at most")
+      ->capture_default_str();
   // The original's init_torch arguments, accepted by every workload.
   TorchArgs& t = s.torch;
   app->add_flag("--cuda", t.cuda, "train on the GPU (default: when one is visible)");
@@ -91,6 +97,8 @@ std::string run_args_problem(CLI::App& app, const RunSettings& s, const std::vec
     return "--max-count 0 means no limit, which only ends with --until-stable; give a count or add --until-stable";
   if (!(m.min_duration >= 0) || !std::isfinite(m.min_duration))
     return fmt::format("--min-duration must be a number of seconds >= 0, got {}", m.min_duration);
+  if (!(m.max_extension >= 0) || !std::isfinite(m.max_extension))
+    return fmt::format("--max-extension must be a number of seconds >= 0, got {}", m.max_extension);
   if (s.torch.workers < 0) return fmt::format("--workers must be >= 0, got {}", s.torch.workers);
   if (s.torch.cuda && s.torch.no_cuda) return "--cuda and --no-cuda together: give one";
   return "";

@@ -254,6 +254,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     in.extra_args.push_back("--min-duration");
     in.extra_args.push_back(argument_value_string(nlohmann::ordered_json(o.min_duration_s)));
   }
+  if (o.stop_at_count) in.extra_args.push_back("--stop-at-count");
   in.no_cgexec = o.no_cgexec;
   in.gpu_ids = detect_gpu_ids();
   in.devices = o.devices > 0 ? o.devices : default_device_count(in.gpu_ids.size(), allowed_cpus().size());

@@ -51,6 +51,9 @@ struct JobsOptions {
   // > 0: passed to every run as `--min-duration S`: a run continues past
   // --max-count until S seconds of training were timed (fast machines).
   double min_duration_s = 0;
+  // Passed to every run as `--stop-at-count`: stop at --max-count as the
+  // original, with no window rule (measure/rate_meter.hpp).
+  bool stop_at_count = false;
   // Stop before a wave when outdir's filesystem has less than this free.
   double min_free_mb = 16;
 };

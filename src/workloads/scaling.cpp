@@ -94,7 +94,7 @@ class ScalingWorkload : public Workload {
     }
     const std::string backend = default_backend(dev, backend_);
     DataParallelGroup group(where, backend, std::chrono::milliseconds(static_cast<int64_t>(timeout_s_ * 1000)),
-                            /*group_when_alone=*/ddp_);
+                            /*group_when_alone=*/ddp_, dev);
 
     AlexNet model;
     model->to(dev);
@@ -109,20 +109,30 @@ class ScalingWorkload : public Workload {
 
     s.set_metric("world_size", where.world_size);
     s.set_metric("gradient_buckets", group.buckets());
-    bool stop = false;
-    while (!(stop && group.world_size() == 1)) {
+    // Alone, the meter ends the run; in a group, rank 0's meter does, through
+    // the vote read on the schedule's check steps only.
+    StopSchedule schedule = s.stop_schedule(batch_size_);
+    int64_t vote_reads = 0;
+    bool done = false;
+    for (int64_t step = 1; !(done && !group.grouped()); ++step) {
       s.begin();  // with wrapper(count=batch_size): zero_grad, forward, backward, step
-      group.zero_grad(stop);
+      const bool check = group.grouped() && schedule.is_check(step);
+      group.zero_grad(check ? StopSchedule::vote(where.rank == 0, done, s.steps_per_slice(batch_size_)) : 0.0f);
       torch::Tensor loss;
       {
         AutocastScope scope(dev.type(), dev.is_cuda() ? torch::kFloat16 : torch::kBFloat16, autocast);
         loss = torch::cross_entropy_loss(model->forward(images), targets);
       }
       loss.backward();
-      if (group.finish_gradients()) break;  // some rank is done: all leave on this step
+      group.finish_gradients();
+      if (check) {
+        ++vote_reads;
+        if (schedule.leave(group.read_vote(), step)) break;  // all ranks leave; this step is not counted
+      }
       opt.step();
-      stop = !s.step(batch_size_);
+      done = !s.step(batch_size_);
     }
+    s.set_metric("stop_vote_reads", vote_reads);
     s.set_metric("buckets_overlapped_with_backward", group.launched_during_backward());
 
     nlohmann::json mine = s.finish_meter();
@@ -131,6 +141,7 @@ class ScalingWorkload : public Workload {
                            {"world_size", where.world_size},
                            {"local_rank", where.local_rank},
                            {"backend", backend},
+                           {"collectives", group.describe_backend()},
                            {"rendezvous", where.source},
                            {"master", fmt::format("{}:{}", where.master_addr, where.master_port)}};
     s.set_distributed(info, where.rank == 0);

@@ -31,6 +31,16 @@ bool Session::step(int64_t n, const torch::Tensor& loss) {
   return !meter_.done();
 }
 
+StopSchedule Session::stop_schedule(int64_t count_per_step) const {
+  const MeterOptions& o = meter_.options();
+  return StopSchedule(o.max_count, count_per_step, o.until_stable);
+}
+
+double Session::steps_per_slice(int64_t count_per_step) const {
+  if (meter_.rates().empty() || count_per_step < 1) return 1.0;
+  return meter_.last_rate() * meter_.options().sample_duration / static_cast<double>(count_per_step);
+}
+
 nlohmann::json Session::finish_meter() {
   meter_.finish();
   return meter_.to_json();
@@ -54,8 +64,6 @@ void Session::set_model_parameters(int64_t count) {
 
 void Session::set_dataset(const nlohmann::json& provenance) { extra_["dataset"] = provenance; }
 
-void Session::set_metric(const std::string& key, const nlohmann::json& value) {
-  extra_["metrics"][key] = value;
-}
+void Session::set_metric(const std::string& key, const nlohmann::json& value) { extra_["metrics"][key] = value; }
 
 }  // namespace milabench

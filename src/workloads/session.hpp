@@ -16,6 +16,8 @@
 #include <optional>
 #include <string>
 
+#include "measure/stop_schedule.hpp"
+
 namespace milabench {
 
 class RateMeter;
@@ -43,6 +45,13 @@ class Session {
   // non-finite loss throws NonFiniteLoss (workloads/nonfinite_loss.hpp, a
   // std::runtime_error): the run's failure kind "nonfinite_loss".
   bool step(int64_t n, const torch::Tensor& loss = {});
+
+  // The agreement of data-parallel ranks on their last step (when to read
+  // the stop vote), from this run's --max-count and --until-stable and the
+  // examples every rank counts per step (measure/stop_schedule.hpp).
+  StopSchedule stop_schedule(int64_t count_per_step) const;
+  // Steps in one rate slice at the last slice's rate (1 before a slice closed).
+  double steps_per_slice(int64_t count_per_step) const;
 
   // Whether the meter synchronises the device when a block would close a
   // slice (the original passes sync=torch_settings.sync in some workloads,

@@ -2,8 +2,14 @@
 
 #include <gtest/gtest.h>
 
+#include "measure/summary_window.hpp"
+#include "measure/window_rule.hpp"
+
 using milabench::MeterOptions;
 using milabench::RateMeter;
+using milabench::summary_window_mean;
+using milabench::summary_window_state;
+using milabench::WindowState;
 
 namespace {
 struct FakeClock {
@@ -11,9 +17,10 @@ struct FakeClock {
   int syncs = 0;
 };
 
-RateMeter make(FakeClock& c, int64_t max_count) {
+RateMeter make(FakeClock& c, int64_t max_count) {  // the original's RateLogger: stop at the count
   MeterOptions o;
   o.max_count = max_count;
+  o.window_rule = false;
   return RateMeter(
       o, [&c] { return c.t; }, [&c] { ++c.syncs; });
 }
@@ -189,6 +196,7 @@ TEST(RateMeter, MinDurationKeepsGoingPastMaxCount) {
   MeterOptions o;
   o.max_count = 10;
   o.min_duration = 2.0;
+  o.window_rule = false;
   RateMeter m(o, [&c] { return c.t; }, {});
   int steps = 0;
   do {
@@ -206,6 +214,7 @@ TEST(RateMeter, MinDurationCountsTimedBlocksOnly) {
   MeterOptions o;
   o.max_count = 1;
   o.min_duration = 1.0;
+  o.window_rule = false;
   RateMeter m(o, [&c] { return c.t; }, {});
   for (int i = 0; i < 3; ++i) {
     m.begin();
@@ -241,4 +250,84 @@ TEST(RateMeter, ArmIsIgnoredOnceTheWorkloadBegins) {
   m.step(50);
   EXPECT_NEAR(m.time(), 0.5, 1e-12);
   EXPECT_NEAR(m.first_start(), 30.0, 1e-12);
+}
+
+// ---- the window rule -----------------------------------------------------
+// A fake fast workload on a fake clock: 3 s of warm-up at 100/s, then
+// 1000/s, in steps of 0.125 s; --max-count is reached after 4 s, while the
+// summary window still holds the warm-up.
+namespace {
+struct FastRun {
+  std::vector<double> rates;
+  int64_t count = 0;
+  double extended_s = 0;
+  nlohmann::json json;
+};
+// ramp: after the warm-up the rate keeps rising 1% a step, so the window
+// never holds only steady slices.
+FastRun run_fast(bool window_rule, double max_extension = 60, bool ramp = false) {
+  double t = 0;
+  MeterOptions o;
+  o.max_count = 1400;  // 300 warm-up examples + 1100 at full speed: 4.1 s
+  o.window_rule = window_rule;
+  o.max_extension = max_extension;
+  RateMeter m(o, [&t] { return t; }, {});
+  m.start();
+  double fast = 125;
+  while (!m.done()) {
+    t += 0.125;
+    if (t <= 3.0) {
+      m.step(12);
+    } else {
+      m.step(static_cast<int64_t>(fast));
+      if (ramp) fast *= 1.01;
+    }
+  }
+  m.finish();
+  return {m.rates(), m.count(), m.extended_time(), m.to_json()};
+}
+}  // namespace
+
+TEST(WindowRule, AFastRunGoesOnUntilItsWindowHoldsOnlySteadySlices) {
+  const FastRun r = run_fast(true);
+  const WindowState w = summary_window_state(r.rates, 0.5);
+  EXPECT_TRUE(w.clear()) << "warm-up " << w.warmup_s << " s, " << w.slices << " slices";
+  EXPECT_GE(r.rates.size(), 20u);
+  EXPECT_GT(r.count, 1400);
+  EXPECT_GT(r.extended_s, 0);
+  EXPECT_EQ(r.json["window_rule"], true);
+  EXPECT_DOUBLE_EQ(r.json["extended_s"].get<double>(), r.extended_s);
+  EXPECT_GT(r.json["extended_count"].get<int64_t>(), 0);
+  EXPECT_LE(r.json["extended_count"].get<int64_t>(), r.count - 1400);
+  // The summary's perf is then the steady rate, not a mix with the warm-up.
+  EXPECT_NEAR(summary_window_mean(r.rates), 1000.0, 1e-9);
+}
+
+TEST(WindowRule, StopAtCountKeepsTheOriginalsStopAndItsWarmWindow) {
+  const FastRun r = run_fast(false);
+  EXPECT_LT(r.count, 1400 + 125);  // the step that reached the count was the last
+  EXPECT_EQ(r.extended_s, 0);
+  EXPECT_EQ(r.json["window_rule"], false);
+  EXPECT_FALSE(summary_window_state(r.rates, 0.5).clear());
+  EXPECT_LT(summary_window_mean(r.rates), 1000.0);  // warm-up in the window: what the rule prevents
+}
+
+TEST(WindowRule, TheExtensionIsBoundedByMaxExtension) {
+  const FastRun r = run_fast(true, /*max_extension=*/5, /*ramp=*/true);  // never steady
+  EXPECT_GE(r.extended_s, 5.0);
+  EXPECT_LT(r.extended_s, 5.0 + 0.125 + 1e-9);
+}
+
+TEST(WindowRule, RunsThatAreAlreadySteadyAtTheCountAreNotExtended) {
+  double t = 0;
+  MeterOptions o;
+  o.max_count = 30000;  // 30 s at 1000/s, steady from the start
+  RateMeter m(o, [&t] { return t; }, {});
+  m.start();
+  while (!m.done()) {
+    t += 0.125;
+    m.step(125);
+  }
+  EXPECT_EQ(m.count(), 30000);
+  EXPECT_EQ(m.extended_time(), 0);
 }

@@ -48,17 +48,17 @@ expect "--bogus" $M --bogus
 
 # ---- run (own flags, then the harness flags after --) ----
 expect "nosuch" $M run nosuch --
-expect "--extra" $M run polynome --extra '{not json' -- --max-count 10
-expect "--max-count" $M run polynome -- --max-count abc
-expect "--max-count" $M run polynome -- --max-count -1
-expect "--max-count" $M run polynome -- --max-count 1.5
-expect "--sample-duration" $M run polynome -- --max-count 10 --sample-duration 0
-expect "--sample-duration" $M run polynome -- --max-count 10 --sample-duration -1
-expect "--sample-duration" $M run polynome -- --max-count 10 --sample-duration abc
-expect "--sample-duration" $M run polynome -- --max-count 10 --sample-duration nan
-expect "--seed" $M run polynome -- --max-count 10 --seed abc
-expect "--batch-size" $M run polynome -- --max-count 10 --batch-size abc
-expect "--nosuch" $M run polynome -- --max-count 10 --nosuch 1
+expect "--extra" $M run polynome --extra '{not json' -- --stop-at-count --max-count 10
+expect "--max-count" $M run polynome -- --stop-at-count --max-count abc
+expect "--max-count" $M run polynome -- --stop-at-count --max-count -1
+expect "--max-count" $M run polynome -- --stop-at-count --max-count 1.5
+expect "--sample-duration" $M run polynome -- --stop-at-count --max-count 10 --sample-duration 0
+expect "--sample-duration" $M run polynome -- --stop-at-count --max-count 10 --sample-duration -1
+expect "--sample-duration" $M run polynome -- --stop-at-count --max-count 10 --sample-duration abc
+expect "--sample-duration" $M run polynome -- --stop-at-count --max-count 10 --sample-duration nan
+expect "--seed" $M run polynome -- --stop-at-count --max-count 10 --seed abc
+expect "--batch-size" $M run polynome -- --stop-at-count --max-count 10 --batch-size abc
+expect "--nosuch" $M run polynome -- --stop-at-count --max-count 10 --nosuch 1
 
 # ---- jobs ----
 expect "missing.json" $M jobs missing.json -d data -o out

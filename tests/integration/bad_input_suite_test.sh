@@ -35,8 +35,8 @@ results() { ls "$1"/*.json 2>/dev/null | wc -l; }
 M=$MILARUN
 "$M" dataset mnist -d data --scale 0.01 > /dev/null || fail "dataset mnist"
 cat > two.json <<'JSON'
-{"reg": {"experiment": "polynome", "arguments": {"--max-count": 20000}},
- "vae": {"experiment": "vae", "arguments": {"--dataset": "milarun.datasets:mnist", "--max-count": 640}}}
+{"reg": {"experiment": "polynome", "arguments": {"--stop-at-count": true, "--max-count": 20000}},
+ "vae": {"experiment": "vae", "arguments": {"--dataset": "milarun.datasets:mnist", "--stop-at-count": true, "--max-count": 640}}}
 JSON
 
 # ---- jobs pre-flight: one line per problem naming profile, test and flag; exit 2; nothing started
@@ -45,17 +45,17 @@ grep -q 'two.json: test "reg"' err.txt && grep -q 'two.json: test "vae"' err.txt
 [ ! -e typo ] || fail "typo: -o was created"
 echo '{"t": {"experiment": "nosuch_model"}}' > unknown.json
 probe 2 1 "nosuch_model" "$M" jobs unknown.json -d data -o unknown
-echo '{"t": {"experiment": "polynome", "arguments": {"--max-count": "abc"}}}' > abc.json
+echo '{"t": {"experiment": "polynome", "arguments": {"--stop-at-count": true, "--max-count": "abc"}}}' > abc.json
 probe 2 1 "--max-count" "$M" jobs abc.json -d data -o abc
 echo '{"t": {"experiment": "polynome", "arguments": {"--batch-size": 0}}}' > bs0.json
 probe 2 1 "--batch-size" "$M" jobs bs0.json -d data -o bs0
-echo '{"t": {"experiment": "vae", "arguments": {"--max-count": 640}}}' > nodata.json
+echo '{"t": {"experiment": "vae", "arguments": {"--stop-at-count": true, "--max-count": 640}}}' > nodata.json
 probe 2 1 "milarun dataset mnist -d nodata" "$M" jobs nodata.json -d nodata -o nodata
 [ "$(results abc)$(results bs0)$(results nodata)" = 000 ] || fail "pre-flight: a result was written"
 
 # ---- profile names and shapes
 mkdir -p deep/a/b
-echo '{"x/../../../escape": {"experiment": "polynome", "arguments": {"--max-count": 20000}}}' > deep/a/b/esc.json
+echo '{"x/../../../escape": {"experiment": "polynome", "arguments": {"--stop-at-count": true, "--max-count": 20000}}}' > deep/a/b/esc.json
 probe 2 1 "x/../../../escape" "$M" jobs deep/a/b/esc.json -d data -o deep/a/b/out
 [ -z "$(find . -name '*escape*')" ] || fail "escape: a file was written: $(find . -name '*escape*')"
 echo '{}' > empty.json
@@ -89,14 +89,14 @@ probe 2 1 "--mixed-arguments" "$M" jobs two.json -d data --devices 1 -o suite --
 for bs in 0 -1; do
   probe 2 1 "--batch-size" "$M" run polynome -o runs/ -- --batch-size $bs --max-count 1000
 done
-probe 2 1 "out of range" "$M" run polynome -o runs/ -- --max-count 99999999999999999999999
-probe 2 1 "--max-count 0" "$M" run polynome -o runs/ -- --max-count 0
-probe 2 1 "--experiment-name" "$M" run polynome -o runs/ --experiment-name $'x\e[31m' -- --max-count 1000
+probe 2 1 "out of range" "$M" run polynome -o runs/ -- --stop-at-count --max-count 99999999999999999999999
+probe 2 1 "--max-count 0" "$M" run polynome -o runs/ -- --stop-at-count --max-count 0
+probe 2 1 "--experiment-name" "$M" run polynome -o runs/ --experiment-name $'x\e[31m' -- --stop-at-count --max-count 1000
 [ "$(results runs)" = 0 ] || fail "usage errors left files: $(ls runs)"
 "$M" run polynome -- --help | grep -q -- "0 = no limit, only with --until-stable" || fail "--max-count 0 not in --help"
 # a run shorter than one 0.5 s slice does not claim a rate
 cases=$((cases + 1)); rc=0
-"$M" run polynome -o runs/ -- --max-count 10 2> short.err || rc=$?
+"$M" run polynome -o runs/ -- --stop-at-count --max-count 10 2> short.err || rc=$?
 [ $rc = 0 ] && grep -q "too short to measure .* the summary needs 3 and counts this run as failed: raise --max-count" short.err \
   && ! grep -q "last rate" short.err && [ "$(results runs)" = 1 ] || fail "short run: rc $rc: $(cat short.err)"
 

@@ -28,7 +28,7 @@ if [ -n "$root" ] && [ -n "$mroot" ]; then
   cpus=$(cat "$root/$parent/student1/cpuset.cpus")
   iso="{\"kind\":\"cgroup\",\"cgroup\":\"cpuset,memory:$parent/student1\",\"cpu_list\":\"$cpus\",\"memory_limit_mb\":200}"
   sh -c "echo \$\$ > $root/$parent/student1/cgroup.procs; echo \$\$ > $mroot/$parent/student1/cgroup.procs; \
-         MILARUN_ISOLATION='$iso' exec \"$MILARUN\" run polynome -o $work/r.json -- --max-count 2000" 2> "$work/run.log" \
+         MILARUN_ISOLATION='$iso' exec \"$MILARUN\" run polynome -o $work/r.json -- --stop-at-count --max-count 2000" 2> "$work/run.log" \
     || { cat "$work/run.log"; fail "run in group"; }
   python3 - "$work/r.json" "$cpus" <<'PY'
 import json, sys

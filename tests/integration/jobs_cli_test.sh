@@ -19,6 +19,7 @@ q = {"*": p["*"]}
 for k, n in counts.items():
     q[k] = p[k]
     q[k]["arguments"]["--max-count"] = n
+    q[k]["arguments"]["--stop-at-count"] = True
 q["toy_lstm"]["arguments"]["--samples"] = 8
 print(json.dumps(q, indent=1))
 PY
@@ -62,10 +63,10 @@ grep -q "<svg" report.html || fail "no rate chart in the HTML"
 # A failing workload and a crashing process cost their own results only.
 cat > faults.json <<'JSON'
 {"*": {"partition_scheme": {"type": "per-gpu"}},
- "good": {"experiment": "milarun.models.polynome:main", "arguments": {"--max-count": 2000}},
+ "good": {"experiment": "milarun.models.polynome:main", "arguments": {"--stop-at-count": true, "--max-count": 2000}},
  "throws": {"experiment": "milarun.models.polynome:main", "arguments": {"--poly-degree": 0}},
  "segv": {"experiment": "milarun.models.polynome:main", "exec_prefix": ["sh", "-c", "kill -SEGV $$"]},
- "after": {"experiment": "milarun.models.polynome:main", "arguments": {"--max-count": 2000}}}
+ "after": {"experiment": "milarun.models.polynome:main", "arguments": {"--stop-at-count": true, "--max-count": 2000}}}
 JSON
 rc=0; "$MILARUN" jobs faults.json -d data -o fo --devices 2 > faults.log 2>&1 || rc=$?
 [ $rc = 1 ] || fail "jobs with failures should exit 1, got $rc: $(cat faults.log)"
@@ -89,13 +90,13 @@ printf '{"a": {"experiment": "x",\n  oops}' > broken.json
 rc=0; "$MILARUN" jobs broken.json -d data --devices 1 -o bad > bad.log 2>&1 || rc=$?
 [ $rc = 2 ] && grep -q "broken.json:2:" bad.log || fail "malformed profile: $(cat bad.log)"
 rm -rf data/mnist
-rc=0; "$MILARUN" jobs cpu.json -d data --devices 1 -o nodata --name vae -- --max-count 100 > nodata.log 2>&1 || rc=$?
+rc=0; "$MILARUN" jobs cpu.json -d data --devices 1 -o nodata --name vae -- --stop-at-count --max-count 100 > nodata.log 2>&1 || rc=$?
 grep -q 'cpu.json: test "vae": --dataset milarun.datasets:mnist: dataset mnist is missing under data; make it: milarun dataset mnist -d data' nodata.log \
   || fail "missing dataset: $(cat nodata.log)"
 [ $rc = 2 ] && [ ! -e nodata ] || fail "missing data should stop the suite before anything starts (exit 2): $rc"
 
 # --min-duration reaches every run: each goes on past --max-count until 1 s was timed.
-"$MILARUN" jobs faults.json -d data -o md --name good --devices 1 --min-duration 1 -- --max-count 64 > md.log 2>&1 \
+"$MILARUN" jobs faults.json -d data -o md --name good --devices 1 --min-duration 1 -- --stop-at-count --max-count 64 > md.log 2>&1 \
   || fail "jobs --min-duration: $(cat md.log)"
 python3 -c "
 import json, glob; t = json.load(open(glob.glob('md/faults.good.J0.0.*.json')[0]))['timings']['train']

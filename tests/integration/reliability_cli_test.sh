@@ -35,17 +35,17 @@ assert not bad, f"failed results left: {bad}"
 PY
 }
 
-# Two tests in two waves; the first runs long unless `-- --max-count N` shortens it.
+# Two tests in two waves; the first runs long unless `-- --stop-at-count --max-count N` shortens it.
 cat > long.json <<JSON
 {"*": {"partition_scheme": {"type": "per-gpu"}},
- "first": {"experiment": "polynome", "arguments": {"--max-count": 400000000}},
- "second": {"experiment": "polynome", "arguments": {"--max-count": 20000}}}
+ "first": {"experiment": "polynome", "arguments": {"--stop-at-count": true, "--max-count": 400000000}},
+ "second": {"experiment": "polynome", "arguments": {"--stop-at-count": true, "--max-count": 20000}}}
 JSON
 
 # --- hang: the profile's timeout kills the process group, recorded as timeout
 cat > hang.json <<JSON
 {"hang": {"experiment": "polynome", "timeout": 2, "exec_prefix": ["sh", "-c", "sleep 300 # $marker"]},
- "slow": {"experiment": "polynome", "arguments": {"--max-count": 400000000}}}
+ "slow": {"experiment": "polynome", "arguments": {"--stop-at-count": true, "--max-count": 400000000}}}
 JSON
 rc=0; "$MILARUN" jobs hang.json -d data --devices 1 -o hang --name hang > hang.log 2>&1 || rc=$?
 [ $rc = 1 ] || fail "hang: exit $rc: $(cat hang.log)"
@@ -58,7 +58,7 @@ grep -q "timeout after 1.5 s" slow.log || fail "--max-duration: the log does not
 
 # --- NaN: a diverging run stops and fails as nonfinite_loss
 cat > nan.json <<JSON
-{"nan": {"experiment": "polynome", "arguments": {"--poly-degree": 60, "--lr": 10, "--max-count": 400000000}}}
+{"nan": {"experiment": "polynome", "arguments": {"--poly-degree": 60, "--lr": 10, "--stop-at-count": true, "--max-count": 400000000}}}
 JSON
 rc=0; "$MILARUN" jobs nan.json -d data --devices 1 -o nan -- --sample-duration 0.05 > nan.log 2>&1 || rc=$?
 [ $rc = 1 ] && [ "$(kind nan/nan.nan.J0.0.FAIL.*.json)" = nonfinite_loss ] || fail "NaN: $(cat nan.log)"
@@ -80,7 +80,7 @@ for sig in INT TERM; do
   [ "$(count $out 'long.second.*')" = 0 ] || fail "SIG$sig: the next test started after the signal"
   grep -q -- "--resume" $out.log || fail "SIG$sig: no hint to resume"
   # Resume (short runs): the interrupted files are replaced, nothing is duplicated.
-  "$MILARUN" jobs long.json -d data -o $out --devices 2 --resume -- --max-count 20000 > $out.resume.log 2>&1 \
+  "$MILARUN" jobs long.json -d data -o $out --devices 2 --resume -- --stop-at-count --max-count 20000 > $out.resume.log 2>&1 \
     || fail "SIG$sig resume: $(cat $out.resume.log)"
   grep -q "2 run(s) that failed for a reason you can fix run again (interrupted 2" $out.resume.log || fail "SIG$sig resume: $(cat $out.resume.log)"
   complete_once $out 4 || fail "SIG$sig: incomplete after resume"
@@ -93,11 +93,11 @@ sleep 1
 kill -9 $pid; wait $pid 2>/dev/null || true
 sleep 0.5
 [ -z "$(leftovers)" ] || fail "kill -9: runs outlived the orchestrator: $(leftovers)"
-"$MILARUN" jobs long.json -d data -o k9 --devices 2 --resume -- --max-count 20000 > k9.resume.log 2>&1 \
+"$MILARUN" jobs long.json -d data -o k9 --devices 2 --resume -- --stop-at-count --max-count 20000 > k9.resume.log 2>&1 \
   || fail "kill -9 resume: $(cat k9.resume.log)"
 complete_once k9 4 || fail "kill -9: incomplete after resume"
 # A second resume has nothing left to do.
-"$MILARUN" jobs long.json -d data -o k9 --devices 2 --resume -- --max-count 20000 > k9.again.log 2>&1
+"$MILARUN" jobs long.json -d data -o k9 --devices 2 --resume -- --stop-at-count --max-count 20000 > k9.again.log 2>&1
 grep -q "4 run(s) already have a result" k9.again.log && complete_once k9 4 || fail "resume of a complete set"
 
 # --- disk full on the output directory (a 32 MiB tmpfs; needs root and mount)
@@ -105,21 +105,21 @@ mnt="$work/small"; mkdir -p "$mnt"
 if mount -t tmpfs -o size=32m tmpfs "$mnt" 2>/dev/null; then
   # (a) checked before each test: nothing starts, resume finishes once there is room
   head -c 30m /dev/zero > "$mnt/filler"  # 2 MiB left, under the 16 MiB minimum
-  rc=0; "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" -- --max-count 20000 > full.log 2>&1 || rc=$?
+  rc=0; "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" -- --stop-at-count --max-count 20000 > full.log 2>&1 || rc=$?
   [ $rc = 1 ] && grep -q "MiB free" full.log && grep -q -- "--resume" full.log || fail "disk full (a): $rc $(cat full.log)"
   rm "$mnt/filler"
-  "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --resume -- --max-count 20000 > full.resume.log 2>&1 \
+  "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --resume -- --stop-at-count --max-count 20000 > full.resume.log 2>&1 \
     || fail "disk full (a) resume: $(cat full.resume.log)"
   complete_once "$mnt/out" 2 || fail "disk full (a): incomplete after resume"
   # (b) full while a run writes: the result is parked in $TMPDIR, the suite stops, resume moves it back
   rm -rf "$mnt/out"; mkdir -p "$mnt/out/logs"
   fill=$(( $(df --output=avail -k "$mnt" | tail -1) - 2 ))
   head -c ${fill}k /dev/zero > "$mnt/filler" 2>/dev/null || true
-  rc=0; "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --min-free-mb 0 -- --max-count 20000 > part.log 2>&1 || rc=$?
+  rc=0; "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --min-free-mb 0 -- --stop-at-count --max-count 20000 > part.log 2>&1 || rc=$?
   [ $rc = 1 ] && grep -q "kept in" part.log || fail "disk full (b): $rc $(cat part.log)"
   [ "$(ls "$TMPDIR"/milarun-unsaved/*/*.json | wc -l)" -ge 1 ] || fail "disk full (b): nothing parked"
   rm "$mnt/filler"
-  "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --resume -- --max-count 20000 > part.resume.log 2>&1 \
+  "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --resume -- --stop-at-count --max-count 20000 > part.resume.log 2>&1 \
     || fail "disk full (b) resume: $(cat part.resume.log)"
   grep -q "moved back" part.resume.log || fail "disk full (b): parked results not restored"
   complete_once "$mnt/out" 2 || fail "disk full (b): incomplete after resume"
@@ -132,8 +132,8 @@ fi
 "$MILARUN" dataset mnist -d data --scale 0.01 > /dev/null
 truncate -s 100 data/mnist/MNIST/raw/train-images-idx3-ubyte
 cat > corrupt.json <<JSON
-{"vae": {"experiment": "vae", "arguments": {"--dataset": "milarun.datasets:mnist", "--max-count": 2000}},
- "ok": {"experiment": "polynome", "arguments": {"--max-count": 20000}}}
+{"vae": {"experiment": "vae", "arguments": {"--dataset": "milarun.datasets:mnist", "--stop-at-count": true, "--max-count": 2000}},
+ "ok": {"experiment": "polynome", "arguments": {"--stop-at-count": true, "--max-count": 20000}}}
 JSON
 rc=0; "$MILARUN" jobs corrupt.json -d data --devices 1 -o corrupt > corrupt.log 2>&1 || rc=$?
 [ $rc = 1 ] || fail "corrupt data: exit $rc"

@@ -11,12 +11,12 @@ fail() { echo "FAIL: $*"; exit 1; }
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success'] and r['timings']['train']['count']>=1000000 and r['model']['parameters']==7, r" "$work/out.json"
 # The allocator policy is applied and recorded; an unknown one is refused before the run.
 python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['inventory']['malloc']; assert m['policy']=='heap', m" "$work/out.json"
-MILARUN_MALLOC=system "$MILARUN" run polynome -- --max-count 1000 > "$work/sys.json" || fail "MILARUN_MALLOC=system"
+MILARUN_MALLOC=system "$MILARUN" run polynome -- --stop-at-count --max-count 1000 > "$work/sys.json" || fail "MILARUN_MALLOC=system"
 python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['inventory']['malloc']; assert m['policy']=='system', m" "$work/sys.json"
-rc_malloc=0; MILARUN_MALLOC=tcmalloc "$MILARUN" run polynome -- --max-count 1000 > /dev/null 2> "$work/em" || rc_malloc=$?
+rc_malloc=0; MILARUN_MALLOC=tcmalloc "$MILARUN" run polynome -- --stop-at-count --max-count 1000 > /dev/null 2> "$work/em" || rc_malloc=$?
 [ $rc_malloc = 2 ] && grep -q "MILARUN_MALLOC=tcmalloc is not a malloc policy" "$work/em" || fail "bad MILARUN_MALLOC: rc $rc_malloc"
 
-"$MILARUN" run polynome -o "$work/res/" --experiment-name t.toy --job-id 0.0 -- --max-count 5000
+"$MILARUN" run polynome -o "$work/res/" --experiment-name t.toy --job-id 0.0 -- --stop-at-count --max-count 5000
 f=$(ls "$work"/res/t.toy.J0.0.2*.json) || fail "no result file in dir"
 "$MILARUN" rerun "$f" -o "$work/re.json" -- --batch-size 32 2> "$work/rerun.log"
 grep -q -- "--batch-size 32" "$work/rerun.log" || fail "rerun did not print the command"
@@ -28,8 +28,8 @@ set +e
 "$MILARUN" run no_such_thing -- 2> "$work/e1"; r1=$?
 "$MILARUN" run polynome -- --no-such-flag 2> "$work/e2"; r2=$?
 "$MILARUN" run polynome -o "$work/bad/" -- --poly-degree 0 --max-count 100 2> "$work/e3"; r3=$?
-TMPDIR="$work/tmp" "$MILARUN" run polynome -o /nonexistent-dir/r.json -- --max-count 100 > "$work/o4" 2> "$work/e4"; r4=$?
-TMPDIR=/proc/no-such-dir "$MILARUN" run polynome -o /nonexistent-dir/r.json -- --max-count 100 > "$work/o5" 2> "$work/e5"; r5=$?
+TMPDIR="$work/tmp" "$MILARUN" run polynome -o /nonexistent-dir/r.json -- --stop-at-count --max-count 100 > "$work/o4" 2> "$work/e4"; r4=$?
+TMPDIR=/proc/no-such-dir "$MILARUN" run polynome -o /nonexistent-dir/r.json -- --stop-at-count --max-count 100 > "$work/o5" 2> "$work/e5"; r5=$?
 set -e
 [ $r1 = 2 ] && grep -q "unknown experiment" "$work/e1" || fail "unknown experiment: rc $r1"
 [ $r2 = 2 ] && grep -q "no-such-flag" "$work/e2" || fail "unknown argument: rc $r2"
@@ -47,7 +47,7 @@ python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success']
 [ $r5 = 3 ] && grep -q "choose a writable -o" "$work/e5" || fail "unwritable -o and TMPDIR: rc $r5"
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success']" "$work/o5" || fail "result lost on unwritable -o"
 # A folder under /proc cannot hold a result: parked, one line, not exit 0.
-rc6=0; TMPDIR="$work/tmp6" "$MILARUN" run polynome -o /proc/x/ -- --max-count 100 > /dev/null 2> "$work/e6" || rc6=$?
+rc6=0; TMPDIR="$work/tmp6" "$MILARUN" run polynome -o /proc/x/ -- --stop-at-count --max-count 100 > /dev/null 2> "$work/e6" || rc6=$?
 [ $rc6 = 3 ] && [ "$(grep -c "/proc/x/.*milarun-unsaved" "$work/e6")" = 1 ] || fail "-o /proc/x/: rc $rc6: $(cat "$work/e6")"
 ls "$work"/tmp6/milarun-unsaved/*/polynome.J0.*.json > /dev/null || fail "-o /proc/x/: result not parked"
 
@@ -88,7 +88,7 @@ ls "$work"/res/t.toy.J0.0."$(date -u +%Y%m%d)"-*.json > /dev/null 2>&1 || \
   ls "$work"/res/t.toy.J0.0."$(date -u -d '1 hour ago' +%Y%m%d)"-*.json > /dev/null || fail "file stamp not UTC"
 
 # --min-duration: the run goes on past --max-count until that much was timed.
-"$MILARUN" run polynome -o "$work/min.json" -- --max-count 64 --batch-size 64 --min-duration 1.5 2> /dev/null \
+"$MILARUN" run polynome -o "$work/min.json" -- --stop-at-count --max-count 64 --batch-size 64 --min-duration 1.5 2> /dev/null \
   || fail "--min-duration run"
 python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['timings']['train']; assert t['time']>=1.5 and t['count']>64 and t['min_duration']==1.5, t" "$work/min.json" \
   || fail "--min-duration not honoured"

@@ -16,7 +16,7 @@ python3 - "$SRC/profiles/standard.json" > tiny.json <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["scaling"]
 assert t["partition_scheme"]["type"] == "gpu-progression" and t["arguments"]["--network"] == "alexnet", t
-t["arguments"].update({"--batch-size": 2, "--image-size": 64, "--max-count": 12, "--dist-timeout": 60})
+t["arguments"].update({"--batch-size": 2, "--image-size": 64, "--max-count": 12, "--dist-timeout": 60, "--stop-at-count": True})
 print(json.dumps({"scaling": t}))
 PY
 rc=0

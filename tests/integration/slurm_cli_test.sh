@@ -86,8 +86,8 @@ rc=0; "$MILARUN" jobs "$SRC/profiles/cpu.json" -d data -o x --launcher slurm > o
 python3 - "$SRC/profiles/standard.json" > tiny.json <<'PY'
 import json, sys
 t = json.load(open(sys.argv[1]))["scaling"]
-t["arguments"].update({"--batch-size": 2, "--image-size": 64, "--max-count": 12, "--dist-timeout": 60})
-poly = {"experiment": "milarun.models.polynome:main", "arguments": {"--max-count": 3000000},
+t["arguments"].update({"--batch-size": 2, "--image-size": 64, "--max-count": 12, "--dist-timeout": 60, "--stop-at-count": True})
+poly = {"experiment": "milarun.models.polynome:main", "arguments": {"--max-count": 3000000, "--stop-at-count": True},
         "partition_scheme": {"type": "per-gpu"}}
 print(json.dumps({"poly": poly, "scaling": t}))
 PY

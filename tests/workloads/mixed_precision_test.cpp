@@ -7,11 +7,14 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <memory>
+#include <sstream>
 
 #include "compat/torch_compat.hpp"
 #include "generated_data.hpp"
 #include "launch/rendezvous.hpp"
 #include "measure/rate_meter.hpp"
+#include "run/run_app.hpp"
 #include "test_support.hpp"
 #include "workloads/data_parallel.hpp"
 #include "workloads/session.hpp"
@@ -19,9 +22,6 @@
 
 namespace milabench {
 namespace {
-
-#define SKIP_WITHOUT_CUDA() \
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "skipped: no CUDA"
 
 // ---- the scale arithmetic --------------------------------------------------
 
@@ -165,26 +165,50 @@ TEST(TorchCompat, NamesTheLibtorchItWasBuiltWith) {
   EXPECT_TRUE(v.rfind("1.", 0) == 0 || v.rfind("2.", 0) == 0) << v;
 }
 
-// ---- CUDA: run on a GPU, skipped otherwise --------------------------------
+// ---- CUDA: the CPU part everywhere, the device part on a GPU ---------------
+//
+// Each test runs on the CPU everything up to the device (the real `milarun
+// run` parser with the harness's flags, the dry run `milarun jobs` makes,
+// configuration, model construction), so a stale flag or a changed signature
+// fails in CI; CUDA_PART() then skips the rest where no GPU is visible.
 
-// `name` on CUDA device 0 through a real Session whose meter syncs the device
-// with compat::device_synchronize (as `milarun run --cuda` does).
+#define CUDA_PART() \
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "skipped: no CUDA (the CPU part passed)"
+
+// A workload's run as `milarun run --cuda` configures it: the harness's and
+// the workload's flags on one parser, checked as `milarun jobs` checks them.
+struct PreparedRun {
+  const WorkloadInfo* info = nullptr;
+  std::unique_ptr<Workload> workload;
+  RunSettings settings;
+  std::unique_ptr<CLI::App> app;
+};
+PreparedRun prepare_run(const std::string& name, std::vector<std::string> args, int64_t max_count,
+                        const std::string& dataroot) {
+  PreparedRun p;
+  p.info = find_workload(name);
+  EXPECT_NE(p.info, nullptr) << name;
+  if (!p.info) return p;
+  EXPECT_EQ(check_run_arguments(name, args, dataroot), "");
+  p.workload = p.info->make();
+  p.app = configure_run_app(*p.info, *p.workload, p.settings);
+  args.insert(args.end(), {"--max-count", std::to_string(max_count), "--stop-at-count"});
+  std::ostringstream out, err;
+  EXPECT_EQ(parse_run_args(*p.app, *p.info, p.settings, args, out, err), -1) << err.str();
+  return p;
+}
+
+// The prepared run on CUDA device 0 through a real Session whose meter syncs
+// the device with compat::device_synchronize (as `milarun run --cuda` does).
 struct CudaRun {
   int64_t count = 0;
   int syncs = 0;
   nlohmann::json extra;
 };
-CudaRun run_on_cuda(const std::string& name, std::vector<std::string> args, int64_t max_count,
-                    const std::string& dataroot) {
+CudaRun train_on_cuda(PreparedRun& p, const std::string& dataroot) {
   torch::manual_seed(0);
-  auto w = find_workload(name)->make();
-  CLI::App app;
-  w->add_options(app);
-  std::reverse(args.begin(), args.end());
-  app.parse(args);
-  MeterOptions opts;
+  MeterOptions opts = p.settings.meter;
   opts.sample_duration = 1e-4;
-  opts.max_count = max_count;
   CudaRun out;
   RateMeter meter(
       opts, [] { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); },
@@ -193,15 +217,21 @@ CudaRun run_on_cuda(const std::string& name, std::vector<std::string> args, int6
         ++out.syncs;
       });
   meter.start();
-  Session s(meter, torch::Device(torch::kCUDA, 0), dataroot);
-  w->run(s);
+  Session s(meter, torch::Device(torch::kCUDA, 0), dataroot, p.settings.torch.workers, p.settings.torch.seed);
+  p.workload->run(s);
   out.count = meter.count();
   out.extra = s.extra();
   return out;
 }
 
 TEST(MixedPrecisionCuda, AutocastScopeRunsMatmulsInFloat16) {
-  SKIP_WITHOUT_CUDA();
+  {
+    AutocastScope scope(torch::kCUDA, torch::kFloat16);  // the state is per device type, set without a GPU
+    EXPECT_TRUE(compat::autocast_enabled(torch::kCUDA));
+    EXPECT_EQ(compat::autocast_dtype(torch::kCUDA), torch::kFloat16);
+  }
+  EXPECT_FALSE(compat::autocast_enabled(torch::kCUDA));
+  CUDA_PART();
   auto x = torch::randn({8, 8}, torch::Device(torch::kCUDA));
   {
     AutocastScope scope(torch::kCUDA, torch::kFloat16);
@@ -211,14 +241,17 @@ TEST(MixedPrecisionCuda, AutocastScopeRunsMatmulsInFloat16) {
 }
 
 TEST(MixedPrecisionCuda, Float16ModelWithMastersLearnsAndSkipsAnOverflow) {
-  SKIP_WITHOUT_CUDA();
   torch::manual_seed(0);
   torch::nn::Linear lin(16, 1);
-  lin->to(torch::Device(torch::kCUDA));
+  const bool cuda = torch::cuda::is_available();
+  if (cuda) lin->to(torch::Device(torch::kCUDA));
   model_to_half_keep_batchnorm(*lin);
   ASSERT_EQ(lin->weight.scalar_type(), torch::kFloat16);
   Fp16MasterWeights m(lin->parameters(), LossScalePolicy::apex_dynamic());
+  ASSERT_EQ(m.master_params().size(), 2u);
+  EXPECT_EQ(m.master_params()[0].scalar_type(), torch::kFloat);
   torch::optim::SGD opt(m.master_params(), torch::optim::SGDOptions(0.05));
+  CUDA_PART();
   auto x = torch::randn({64, 16}, torch::Device(torch::kCUDA)).to(torch::kFloat16);
   auto y = x.to(torch::kFloat).sum(1, true).to(torch::kFloat16);
   double first = 0, last = 0;
@@ -238,7 +271,9 @@ TEST(MixedPrecisionCuda, Float16ModelWithMastersLearnsAndSkipsAnOverflow) {
 }
 
 TEST(PinnedMemoryCuda, PinnedHostBatchesCopyNonBlockingIntact) {
-  SKIP_WITHOUT_CUDA();
+  auto plain = torch::arange(1 << 20, torch::TensorOptions().dtype(torch::kFloat));
+  EXPECT_FALSE(plain.is_pinned());
+  CUDA_PART();
   auto host = torch::arange(1 << 20, torch::TensorOptions().dtype(torch::kFloat).pinned_memory(true));
   ASSERT_TRUE(host.is_pinned());
   auto dev = host.to(torch::Device(torch::kCUDA), /*non_blocking=*/true);
@@ -247,11 +282,14 @@ TEST(PinnedMemoryCuda, PinnedHostBatchesCopyNonBlockingIntact) {
 }
 
 TEST(PinnedMemoryCuda, ConvnetHalfTrainsFromThePinnedLoaderInFloat16) {
-  SKIP_WITHOUT_CUDA();
-  auto r = run_on_cuda("convnet",
+  const std::string data = test::generated_dataroot("fake_imagenet", 0.00025);
+  auto p = prepare_run("convnet",
                        {"--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "4", "--workers", "2",
-                        "--image-size", "64", "--half"},
-                       16, test::generated_dataroot("fake_imagenet", 0.00025));
+                        "--image-size", "64", "--half", "--cuda"},
+                       16, data);
+  EXPECT_EQ(p.settings.torch.workers, 2);
+  CUDA_PART();
+  auto r = train_on_cuda(p, data);
   EXPECT_GE(r.count, 16);
   EXPECT_EQ(r.extra["metrics"]["precision"], "float16");
   EXPECT_TRUE(r.extra["metrics"].contains("loss_scale"));
@@ -259,9 +297,11 @@ TEST(PinnedMemoryCuda, ConvnetHalfTrainsFromThePinnedLoaderInFloat16) {
 }
 
 TEST(MeterSyncCuda, Wlmfp16TrainsTheFloat16ModelWithStaticScale128) {
-  SKIP_WITHOUT_CUDA();
-  auto r = run_on_cuda("wlmfp16", {"--batch-size", "8", "--bptt", "8", "--emsize", "16", "--nhid", "16"}, 8 * 5,
-                       test::generated_dataroot("wiki2", 0.002));
+  const std::string data = test::generated_dataroot("wiki2", 0.002);
+  auto p = prepare_run("wlmfp16", {"--batch-size", "8", "--bptt", "8", "--emsize", "16", "--nhid", "16", "--cuda"},
+                       8 * 5, data);
+  CUDA_PART();
+  auto r = train_on_cuda(p, data);
   EXPECT_EQ(r.count, 8 * 5);
   EXPECT_EQ(r.extra["metrics"]["precision"], "float16");
   EXPECT_EQ(r.extra["metrics"]["loss_scale"], 128.0);
@@ -270,22 +310,42 @@ TEST(MeterSyncCuda, Wlmfp16TrainsTheFloat16ModelWithStaticScale128) {
   EXPECT_GE(r.syncs, 5);  // a slice closes on every step here
 }
 
+// NCCL: a build without it refuses in one line; with it, a one-rank group
+// all-reduces on the GPU, the vote travels with the last bucket, and the
+// result names the NCCL of libtorch and of the header this file was built
+// with (they must agree: data_parallel.cpp).
 TEST(NcclCuda, OneRankGroupAllReducesOnTheGpu) {
-  SKIP_WITHOUT_CUDA();
   Rendezvous where;
   where.rank = 0, where.world_size = 1, where.master_addr = "127.0.0.1", where.master_port = free_tcp_port();
   where.source = "test";
-  DataParallelGroup g(where, "nccl", std::chrono::seconds(60), /*group_when_alone=*/true);
+  const auto nccl = [&] {
+    return std::make_unique<DataParallelGroup>(where, "nccl", std::chrono::seconds(60), /*group_when_alone=*/true,
+                                               torch::Device(torch::kCUDA, 0));
+  };
+  if (!compat::built_with_nccl()) {
+    try {
+      nccl();
+      FAIL() << "a build without NCCL formed an NCCL group";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("this build has no NCCL"), std::string::npos) << e.what();
+    }
+    GTEST_SKIP() << "skipped: no NCCL in this build (the refusal was checked)";
+  }
+  CUDA_PART();
+  auto g = nccl();
+  EXPECT_EQ(g->describe_backend()["nccl_header"], g->describe_backend()["nccl_torch"]);
   auto w = torch::full({5}, 3.0f, torch::Device(torch::kCUDA)).requires_grad_(true);
-  g.attach({w});
-  g.zero_grad(false);
+  g->attach({w});
+  g->zero_grad(0.0f);
   (w * 2).sum().backward();
-  EXPECT_FALSE(g.finish_gradients());
+  g->finish_gradients();
+  EXPECT_EQ(g->read_vote(), 0.0f);
   EXPECT_TRUE(torch::equal(w.grad().cpu(), torch::full({5}, 2.0f)));
-  g.zero_grad(true);  // the stop vote travels in the last bucket's all-reduce
+  g->zero_grad(-1.0f);  // the stop vote travels in the last bucket's all-reduce
   (w * 2).sum().backward();
-  EXPECT_TRUE(g.finish_gradients());
-  EXPECT_EQ(g.gather_to_rank0("mine"), (std::vector<std::string>{"mine"}));
+  g->finish_gradients();
+  EXPECT_EQ(g->read_vote(), -1.0f);
+  EXPECT_EQ(g->gather_to_rank0("mine"), (std::vector<std::string>{"mine"}));
 }
 
 }  // namespace

@@ -1,14 +1,43 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <array>
+#include <functional>
 #include <thread>
 
 #include "launch/rendezvous.hpp"
+#include "measure/stop_schedule.hpp"
 #include "models/alexnet.hpp"
 #include "test_support.hpp"
 #include "workloads/data_parallel.hpp"
 
 using namespace milabench;
+
+// Two ranks in one process need Gloo; a build on PyTorch's pip wheel has none.
+#define SKIP_WITHOUT_GLOO() \
+  if (!DataParallelGroup::backend_available("gloo")) GTEST_SKIP() << "skipped: no Gloo in this build"
+
+namespace {
+// Ranks 0 and 1 of a Gloo world on loopback, each running `body` in a thread
+// of this process; returns what each threw ("" when nothing).
+std::array<std::string, 2> two_ranks(const std::function<void(int rank, const Rendezvous& where)>& body) {
+  const int port = free_tcp_port();
+  std::array<std::string, 2> errors;
+  auto rank_main = [&](int rank) {
+    try {
+      Rendezvous where;
+      where.rank = rank, where.world_size = 2, where.master_port = port, where.source = "test";
+      body(rank, where);
+    } catch (const std::exception& e) {
+      errors[rank] = e.what();
+    }
+  };
+  std::thread t1(rank_main, 1);
+  rank_main(0);
+  t1.join();
+  return errors;
+}
+}  // namespace
 
 TEST(AlexNet, HasTorchvisionParameterCountAndLayerNames) {
   AlexNet net;
@@ -41,12 +70,11 @@ TEST(ScalingWorkload, RegisteredUnderTheOriginalExperiment) {
 
 TEST(ScalingWorkload, OneRankTrainsAndRecordsTrain0) {
   auto r = test::run_workload("scaling", {"--network", "alexnet", "--batch-size", "2", "--image-size", "64"}, 6);
-  EXPECT_EQ(r.count, 6);  // --batch-size per step
+  EXPECT_EQ(r.count, 6);                              // --batch-size per step
   EXPECT_FALSE(r.extra["metrics"].contains("loss"));  // the original reads nothing per step
   EXPECT_EQ(r.extra["metrics"]["world_size"], 1);
-  // DDP's buckets over AlexNet in reverse order: [fc3] closes the 1 MiB one,
-  // [fc2] and [fc1] each pass 25 MiB, the five convolutions share the last;
-  // each is complete (and would be all-reduced) inside backward.
+  // torch 1.5 DDP's buckets over AlexNet (Ddp15Buckets below); each is
+  // complete (and would be all-reduced) inside backward.
   EXPECT_EQ(r.extra["metrics"]["gradient_buckets"], 4);
   EXPECT_EQ(r.extra["metrics"]["buckets_overlapped_with_backward"], 4);
   EXPECT_EQ(r.extra["model"]["parameters"], 61100840);
@@ -73,38 +101,30 @@ TEST(ScalingWorkload, BadFlagsSayWhatToFix) {
 // Two ranks (threads of this process) over Gloo on loopback: rank 0's weights
 // win, gradients are averaged, one stop vote stops both, rank 0 gathers.
 TEST(DataParallelGroup, GlooAveragesGradientsSharesStopAndGathers) {
-  const int port = free_tcp_port();
+  SKIP_WITHOUT_GLOO();
   struct Out {
     std::vector<float> weight, grad;
     bool stop_first = true, stop_second = false;
     std::vector<std::string> gathered;
-    std::string error;
   } out[2];
-  auto rank_main = [&](int rank) {
-    try {
-      Rendezvous where;
-      where.rank = rank, where.world_size = 2, where.master_port = port, where.source = "test";
-      DataParallelGroup g(where, "gloo", std::chrono::seconds(30));
-      auto w = torch::full({3}, static_cast<float>(rank + 5)).requires_grad_(true);
-      g.attach({w});
-      g.zero_grad(false);
-      (w * static_cast<float>(rank + 1)).sum().backward();  // gradient rank + 1
-      out[rank].stop_first = g.finish_gradients();
-      out[rank].grad = std::vector<float>(w.grad().data_ptr<float>(), w.grad().data_ptr<float>() + 3);
-      out[rank].weight = std::vector<float>(w.data_ptr<float>(), w.data_ptr<float>() + 3);
-      g.zero_grad(rank == 1);
-      w.sum().backward();
-      out[rank].stop_second = g.finish_gradients();
-      out[rank].gathered = g.gather_to_rank0("rank" + std::to_string(rank));
-    } catch (const std::exception& e) {
-      out[rank].error = e.what();
-    }
-  };
-  std::thread t1(rank_main, 1);
-  rank_main(0);
-  t1.join();
+  auto errors = two_ranks([&](int rank, const Rendezvous& where) {
+    DataParallelGroup g(where, "gloo", std::chrono::seconds(30));
+    auto w = torch::full({3}, static_cast<float>(rank + 5)).requires_grad_(true);
+    g.attach({w});
+    g.zero_grad(0.0f);
+    (w * static_cast<float>(rank + 1)).sum().backward();  // gradient rank + 1
+    g.finish_gradients();
+    out[rank].stop_first = g.read_vote() < 0;
+    out[rank].grad = std::vector<float>(w.grad().data_ptr<float>(), w.grad().data_ptr<float>() + 3);
+    out[rank].weight = std::vector<float>(w.data_ptr<float>(), w.data_ptr<float>() + 3);
+    g.zero_grad(rank == 1 ? -1.0f : 0.0f);
+    w.sum().backward();
+    g.finish_gradients();
+    out[rank].stop_second = g.read_vote() < 0;
+    out[rank].gathered = g.gather_to_rank0("rank" + std::to_string(rank));
+  });
   for (int r = 0; r < 2; ++r) {
-    ASSERT_EQ(out[r].error, "") << "rank " << r;
+    ASSERT_EQ(errors[r], "") << "rank " << r;
     EXPECT_EQ(out[r].weight, (std::vector<float>{5, 5, 5})) << "rank " << r;
     EXPECT_EQ(out[r].grad, (std::vector<float>{1.5f, 1.5f, 1.5f})) << "rank " << r;
     EXPECT_FALSE(out[r].stop_first);
@@ -114,40 +134,30 @@ TEST(DataParallelGroup, GlooAveragesGradientsSharesStopAndGathers) {
   EXPECT_TRUE(out[1].gathered.empty());
 }
 
-// DDP's work: buckets in reverse parameter order, each all-reduced from the
+// DDP's work: buckets in reverse definition order, each all-reduced from the
 // backward hook of its last gradient, i.e. while backward still runs.
 TEST(DataParallelGroup, StartsEachBucketsAllreduceFromBackwardAndAverages) {
-  const int port = free_tcp_port();
+  SKIP_WITHOUT_GLOO();
   struct Out {
     int64_t buckets = 0, overlapped = 0;
     std::vector<std::vector<float>> grads;
-    std::string error;
   } out[2];
-  auto rank_main = [&](int rank) {
-    try {
-      Rendezvous where;
-      where.rank = rank, where.world_size = 2, where.master_port = port, where.source = "test";
-      DataParallelGroup g(where, "gloo", std::chrono::seconds(30));
-      // Three layers of 4 floats (16 bytes): caps of 16 bytes give one bucket each.
-      std::vector<torch::Tensor> w;
-      for (int i = 0; i < 3; ++i) w.push_back(torch::ones({4}).requires_grad_(true));
-      g.attach(w, 16, 16);
-      g.zero_grad(false);
-      auto x = torch::full({4}, static_cast<float>(rank + 1));
-      ((x * w[0] * w[1] * w[2]).sum() * float(rank + 1)).backward();  // each gradient (rank + 1)^2
-      g.finish_gradients();
-      out[rank].buckets = g.buckets();
-      out[rank].overlapped = g.launched_during_backward();
-      for (auto& p : w) out[rank].grads.emplace_back(p.grad().data_ptr<float>(), p.grad().data_ptr<float>() + 4);
-    } catch (const std::exception& e) {
-      out[rank].error = e.what();
-    }
-  };
-  std::thread t1(rank_main, 1);
-  rank_main(0);
-  t1.join();
+  auto errors = two_ranks([&](int rank, const Rendezvous& where) {
+    DataParallelGroup g(where, "gloo", std::chrono::seconds(30));
+    // Three layers of 4 floats (16 bytes): caps of 16 bytes give one bucket each.
+    std::vector<torch::Tensor> w;
+    for (int i = 0; i < 3; ++i) w.push_back(torch::ones({4}).requires_grad_(true));
+    g.attach(w, 16, 16);
+    g.zero_grad();
+    auto x = torch::full({4}, static_cast<float>(rank + 1));
+    ((x * w[0] * w[1] * w[2]).sum() * float(rank + 1)).backward();  // each gradient (rank + 1)^2
+    g.finish_gradients();
+    out[rank].buckets = g.buckets();
+    out[rank].overlapped = g.launched_during_backward();
+    for (auto& p : w) out[rank].grads.emplace_back(p.grad().data_ptr<float>(), p.grad().data_ptr<float>() + 4);
+  });
   for (int r = 0; r < 2; ++r) {
-    ASSERT_EQ(out[r].error, "") << "rank " << r;
+    ASSERT_EQ(errors[r], "") << "rank " << r;
     EXPECT_EQ(out[r].buckets, 3);
     EXPECT_EQ(out[r].overlapped, 3);
     for (const auto& grad : out[r].grads) EXPECT_EQ(grad, (std::vector<float>(4, 2.5f)));  // (1 + 4) / 2
@@ -161,11 +171,14 @@ TEST(DataParallelGroup, OneRankKeepsThePlainGradientAndDefaultBucketCaps) {
   auto big = torch::ones({300000}).requires_grad_(true);  // 1.2 MB: closes the 1 MiB first bucket
   auto last = torch::ones({10}).requires_grad_(true);
   g.attach({small, big, last});
-  EXPECT_EQ(g.buckets(), 2);  // [last, big] then [small]
+  // Definition order: [small, big] closes the 1 MiB bucket, [last] is left;
+  // reversed for launch.
+  EXPECT_EQ(g.bucket_params(), (std::vector<std::vector<int64_t>>{{2}, {0, 1}}));
   for (int step = 0; step < 2; ++step) {
-    g.zero_grad(step == 1);
+    g.zero_grad(step == 1 ? -1.0f : 0.0f);
     ((small * 3).sum() + (big * 2).sum() + last.sum()).backward();
-    EXPECT_EQ(g.finish_gradients(), step == 1);
+    g.finish_gradients();
+    EXPECT_EQ(g.read_vote() < 0, step == 1);
     EXPECT_TRUE(torch::equal(small.grad(), torch::full({10}, 3.0f)));
     EXPECT_TRUE(torch::equal(big.grad(), torch::full({300000}, 2.0f)));
     EXPECT_TRUE(torch::equal(last.grad(), torch::ones({10})));
@@ -173,6 +186,7 @@ TEST(DataParallelGroup, OneRankKeepsThePlainGradientAndDefaultBucketCaps) {
 }
 
 TEST(DataParallelGroup, NoPeerFailsWithTheAddressAfterTheTimeout) {
+  SKIP_WITHOUT_GLOO();
   Rendezvous where;
   where.rank = 1, where.world_size = 2, where.master_port = free_tcp_port();
   try {
@@ -181,5 +195,56 @@ TEST(DataParallelGroup, NoPeerFailsWithTheAddressAfterTheTimeout) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("127.0.0.1:" + std::to_string(where.master_port)), std::string::npos)
         << e.what();
+  }
+}
+
+// torch 1.5's DistributedDataParallel over AlexNet's 16 parameters in
+// definition order: conv1 (w, b) + conv2.w pass 1 MiB; then conv2.b .. fc1.w
+// pass 25 MiB; fc1.b + fc2.w; fc2.b, fc3 (w, b) are left over. Reversed for
+// launch, so the classifier's last layer is reduced first.
+TEST(DataParallelGroup, AssignsAlexNetsBucketsAsTorch15Ddp) {
+  AlexNet net;
+  std::vector<int64_t> bytes;
+  for (const auto& p : net->parameters()) bytes.push_back(p.numel() * 4);
+  ASSERT_EQ(bytes.size(), 16u);
+  auto buckets = ddp15_bucket_assignment(bytes, int64_t(1) << 20, int64_t(25) << 20);
+  EXPECT_EQ(buckets, (std::vector<std::vector<int64_t>>{{13, 14, 15}, {11, 12}, {3, 4, 5, 6, 7, 8, 9, 10}, {0, 1, 2}}));
+  Rendezvous alone;
+  DataParallelGroup g(alone, "gloo", std::chrono::seconds(1));
+  g.attach(net->parameters());
+  EXPECT_EQ(g.bucket_params(), buckets);
+}
+
+// Two ranks stop on the same step although only rank 0's meter is done, and
+// the vote is read only on the schedule's check steps: the step after
+// --max-count, then one slice's worth of steps apart.
+TEST(DataParallelGroup, RanksLeaveTogetherReadingTheVoteOnlyOnCheckSteps) {
+  SKIP_WITHOUT_GLOO();
+  struct Out {
+    int64_t steps = 0, reads = 0;
+  } out[2];
+  auto errors = two_ranks([&](int rank, const Rendezvous& where) {
+    DataParallelGroup g(where, "gloo", std::chrono::seconds(30));
+    auto w = torch::ones({2}).requires_grad_(true);
+    g.attach({w});
+    StopSchedule schedule(/*max_count=*/8, /*count_per_step=*/2, /*until_stable=*/false);  // 4 steps
+    for (int64_t step = 1;; ++step) {
+      const bool done = step > 9;  // rank 0's meter: done after 9 counted steps (an extension)
+      const bool check = schedule.is_check(step);
+      g.zero_grad(check ? StopSchedule::vote(rank == 0, done, /*steps_per_slice=*/3) : 0.0f);
+      w.sum().backward();
+      g.finish_gradients();
+      if (check) {
+        ++out[rank].reads;
+        if (schedule.leave(g.read_vote(), step)) break;
+      }
+      ++out[rank].steps;
+    }
+  });
+  for (int r = 0; r < 2; ++r) {
+    ASSERT_EQ(errors[r], "") << "rank " << r;
+    // checks at 5 (not done: next in 3), 8 (not done), 11 (done: leave) -> 10 counted steps
+    EXPECT_EQ(out[r].reads, 3) << "rank " << r;
+    EXPECT_EQ(out[r].steps, 10) << "rank " << r;
   }
 }

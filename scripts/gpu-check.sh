@@ -15,10 +15,12 @@
 # Exit status: 0 when every step passed and every run succeeded.
 # Env: OUT (default ./gpu-check-out), GPU_CHECK_WORK (default /tmp/gpu-check),
 #      GPU_CHECK_DIVISOR (max-count divisor, default 20), GPU_CHECK_SCALE
-#      (dataset scale, default 0.02), PYTHON (default python3).
+#      (dataset scale, default 0.02), PYTHON (default python3),
+#      GPU_CHECK_BUILD_TIMEOUT (s, default 330; 0 = none).
 # Rehearsal without a GPU (scripts/rehearse-gpu-check.sh): GPU_CHECK_TORCH_DEB_ROOT
 # names a libtorch unpacked from .debs (.deps/torch2.6) used instead of
-# PyTorch's; the check stops after the build.
+# PyTorch's; the check stops after the build. GPU_CHECK_BUILD_ONLY=1: PyTorch's
+# libtorch, no GPU needed, stops after the build (Dockerfile.gpu builds so).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -35,9 +37,11 @@ phase() { echo; echo "== $(($(date +%s) - t0)) s: $*"; }
 fail() { echo "gpu-check: $*"; status=1; }
 
 rehearsal=${GPU_CHECK_TORCH_DEB_ROOT:-}
+build_only=${GPU_CHECK_BUILD_ONLY:-0}
+[ -z "$rehearsal" ] || build_only=1
 phase "machine"
 if [ -z "$rehearsal" ]; then
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || fail "nvidia-smi found no GPU"
+  [ "$build_only" = 1 ] || nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || fail "nvidia-smi found no GPU"
   "$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "gpus", torch.cuda.device_count())' ||
     { fail "$py cannot import torch"; exit 1; }
 fi
@@ -89,14 +93,14 @@ if ! cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
   exit 1
 fi
 grep -E 'Found Torch|libtorch from|CUDA|NCCL' "$work/cmake.log" | head -5
-if ! timeout 330 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" >"$work/build.log" 2>&1; then
+if ! timeout "${GPU_CHECK_BUILD_TIMEOUT:-330}" cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" >"$work/build.log" 2>&1; then
   grep -E 'error|Error' "$work/build.log" | head -40
   fail "build failed"
   exit 1
 fi
 echo "built: ${targets[*]}"
-if [ -n "$rehearsal" ]; then
-  phase "rehearsal: built against $rehearsal; the rest needs the GPU"
+if [ "$build_only" = 1 ]; then
+  phase "built against ${rehearsal:-the PyTorch libtorch}; the rest needs the GPU"
   exit $status
 fi
 

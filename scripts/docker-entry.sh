@@ -67,7 +67,8 @@ prepare_hierarchies() {
       mount -t cgroup -o $c $c /sys/fs/cgroup/$c 2>/dev/null && changed=0
     done
   fi
-  if [ -n "$v2" ] && [ -s "$v2/cgroup.procs" ] && ! grep -qw cpuset "$v2/cgroup.subtree_control" 2>/dev/null; then
+  if [ -n "$v2" ] && [ -n "$(cat "$v2/cgroup.procs" 2>/dev/null)" ] &&
+     ! grep -qw cpuset "$v2/cgroup.subtree_control" 2>/dev/null; then  # (cgroup files have size 0: read them)
     # cgroup v2: a group with processes cannot give controllers to its children
     # ("no internal processes"), so the container's processes move to "init".
     mkdir -p "$v2/init" 2>/dev/null && changed=0

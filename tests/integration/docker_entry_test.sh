@@ -20,6 +20,15 @@ trap cleanup EXIT
 cd "$work"
 export MILARUN
 
+# The Dockerfiles name files that exist: what they COPY from the tree and their entry point.
+for df in "$SRC/Dockerfile" "$SRC/Dockerfile.gpu"; do
+  awk '$1 == "COPY" && $2 !~ /^--from/ {for (i = 2; i < NF; ++i) print $i}' "$df" | while read -r src; do
+    [ "$src" = . ] || [ -e "$SRC/$src" ] || fail "$(basename "$df") copies $src, which is not in the tree"
+  done
+  entry=$(sed -n 's|^ENTRYPOINT \["/opt/milabench/\(.*\)"\]$|\1|p' "$df")
+  [ -n "$entry" ] && [ -x "$SRC/$entry" ] || fail "$(basename "$df"): entry point '$entry' is not an executable of the tree"
+done
+
 # Hand-over: no command is bash; milarun and its subcommands go to milarun; the rest runs as is.
 off() { MILABENCH_CGROUPS=off "$ENTRY" "$@"; }
 off --version | grep -q '^milarun ' || fail "--version was not handed to milarun"

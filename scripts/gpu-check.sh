@@ -25,10 +25,12 @@
 # Exit status: 0 when every step passed and every run succeeded.
 # Env: OUT (default ./gpu-check-out), GPU_CHECK_WORK (default /tmp/gpu-check),
 #      GPU_CHECK_DIVISOR, GPU_CHECK_SCALE (dataset scale, default 0.02),
-#      GPU_CHECK_BUDGET (seconds for the whole script, default 560), PYTHON.
+#      GPU_CHECK_BUDGET (seconds for the whole script, default 560), PYTHON,
+#      GPU_CHECK_BUILD_TIMEOUT (s, default 330; 0 = none).
 # Rehearsal without a GPU (scripts/rehearse-gpu-check.sh): GPU_CHECK_TORCH_DEB_ROOT
 # names a libtorch unpacked from .debs (.deps/torch2.6) used instead of
-# PyTorch's; the check stops after the build.
+# PyTorch's; the check stops after the build. GPU_CHECK_BUILD_ONLY=1: PyTorch's
+# libtorch, no GPU needed, stops after the build (Dockerfile.gpu builds so).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -47,11 +49,13 @@ fail() { echo "gpu-check: $*"; status=1; }
 left() { echo $((budget - ($(date +%s) - t0))); }
 
 rehearsal=${GPU_CHECK_TORCH_DEB_ROOT:-}
+build_only=${GPU_CHECK_BUILD_ONLY:-0}
+[ -z "$rehearsal" ] || build_only=1
 phase "machine"
 if [ -z "$rehearsal" ]; then
-  nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || fail "nvidia-smi found no GPU"
+  [ "$build_only" = 1 ] || nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || fail "nvidia-smi found no GPU"
   "$py" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "gpus", torch.cuda.device_count(),
-"nccl", ".".join(map(str, torch.cuda.nccl.version())), "cudnn", torch.backends.cudnn.version())' ||
+"nccl", ".".join(map(str, torch.cuda.nccl.version())) if torch.cuda.is_available() else "-", "cudnn", torch.backends.cudnn.version())' ||
     { fail "$py cannot import torch"; exit 1; }
 fi
 for tool in cmake c++ dpkg-deb; do command -v $tool >/dev/null || { fail "$tool is not on PATH"; exit 1; }; done
@@ -103,14 +107,14 @@ if ! cmake -S . -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
   exit 1
 fi
 grep -E 'Found Torch|libtorch from|-- fmt:|-- Gloo|-- nccl.h|CUDA' "$work/cmake.log" | head -8
-if ! timeout 330 cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" -- -k 0 >"$work/build.log" 2>&1; then
+if ! timeout "${GPU_CHECK_BUILD_TIMEOUT:-330}" cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" -- -k 0 >"$work/build.log" 2>&1; then
   grep -E 'error|Error|undefined' "$work/build.log" | head -40
   fail "build failed"
   exit 1
 fi
 echo "built: ${targets[*]} in $(($(date +%s) - t0)) s since the start"
-if [ -n "$rehearsal" ]; then
-  phase "rehearsal: built against $rehearsal; the rest needs the GPU"
+if [ "$build_only" = 1 ]; then
+  phase "built against ${rehearsal:-the PyTorch libtorch}; the rest needs the GPU"
   exit $status
 fi
 

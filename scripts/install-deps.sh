@@ -1,12 +1,31 @@
 #!/usr/bin/env bash
-# Installs every build and test dependency from Debian 12 packages. Idempotent; run as root.
+# Installs the dependencies from Debian 12 packages. Idempotent; run as root.
+#   scripts/install-deps.sh                 # everything: build, tools, test
+#   scripts/install-deps.sh build [tools]   # only those groups (the Dockerfile's stages)
+# Groups:
+#   build  what CMakeLists.txt finds to build milarun and milarun-torch
+#   tools  programs the profiles call at run time: nocache (exec_prefix), sysctl (prepare)
+#   test   what the tests and benchmarks need besides build and tools
 set -euo pipefail
-pkgs=(cmake g++ make libtorch-dev libgloo-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-      libgtest-dev libgmock-dev libbenchmark-dev libturbojpeg0-dev libopenblas0-pthread
-      libhwloc-dev libcurl4-openssl-dev libarchive-dev libssl-dev
-      libopencv-imgproc-dev pkg-config nocache python3
+build=(cmake g++ make libtorch-dev libgloo-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+       libgtest-dev libgmock-dev libturbojpeg0-dev libopenblas0-pthread
+       libhwloc-dev libcurl4-openssl-dev libarchive-dev libssl-dev
+       libjpeg62-turbo-dev libopencv-imgproc-dev pkg-config)  # gtest/gmock: CMakeLists.txt requires them to configure
+tools=(nocache procps)
+test=(python3 libbenchmark-dev
       slurm-wlm munge  # slurm-wlm, munge: tests/integration/slurm_cli_test.sh starts a one-node cluster
       chromium)        # tests/integration/html_render_test.sh renders report.html headless
+groups=("$@")
+[ ${#groups[@]} -gt 0 ] || groups=(build tools test)
+pkgs=()
+for g in "${groups[@]}"; do
+  case $g in
+    build) pkgs+=("${build[@]}") ;;
+    tools) pkgs+=("${tools[@]}") ;;
+    test) pkgs+=("${test[@]}") ;;
+    *) echo "install-deps: unknown group '$g' (build, tools, test)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -17,4 +36,4 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
-echo "install-deps: all ${#pkgs[@]} packages present"
+echo "install-deps: all ${#pkgs[@]} packages present (${groups[*]})"

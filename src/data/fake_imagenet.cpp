@@ -12,6 +12,7 @@
 #include "data/jpeg.hpp"
 #include "data/manifest.hpp"
 #include "data/parallel_jobs.hpp"
+#include "sys/cpus.hpp"
 
 namespace fs = std::filesystem;
 
@@ -50,13 +51,6 @@ FakeImagenetCounts fake_imagenet_counts(double scale) {
 }
 
 std::string fake_imagenet_dir(const std::string& dataroot) { return dataroot + "/ImageNet"; }
-
-unsigned usable_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
 
 bool fake_imagenet_present(const std::string& dataroot) {
   std::error_code ec;

@@ -41,7 +41,4 @@ void generate_fake_imagenet(const std::string& dataroot, const DatasetOptions& o
 // True when DATAROOT/ImageNet/train holds at least one class folder with a file.
 bool fake_imagenet_present(const std::string& dataroot);
 
-// CPUs this process may run on (sched_getaffinity), at least 1.
-unsigned usable_cpus();
-
 }  // namespace milabench

@@ -7,10 +7,9 @@
 // (stable), repeated (user, movie) pairs dropped. No torch here.
 #pragma once
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "data/dataset.hpp"
 #include "data/movielens_csv.hpp"
@@ -21,8 +20,13 @@ std::string ml20m_dir(const std::string& dataroot);
 std::string ml20m_csv(const std::string& dataroot);    // ml-20m/ratings.csv
 std::string ml20m_cache(const std::string& dataroot);  // ml-20m/ratings.bin
 
-// Maps and converts a ratings.csv (convert_ratings_csv; threads: 0 = all
-// CPUs). Throws std::runtime_error naming the file when it cannot be opened,
+// How many parts (threads) the CSV parser splits a body of `body_bytes` into:
+// `threads`, or with 0 the CPUs this process may use (usable_cpu_count: only
+// its partition when pinned), at most one part per MiB, at least 1.
+size_t ml20m_parse_parts(size_t body_bytes, unsigned threads);
+
+// Maps and converts a ratings.csv (convert_ratings_csv; threads: 0 = the
+// CPUs this process may use, ml20m_parse_parts). Throws std::runtime_error naming the file when it cannot be opened,
 // DataFormatError "PATH:LINE: ..." on the first malformed row and when no
 // user keeps 20 ratings.
 Ml20m convert_ml20m_csv(const std::string& csv_path, unsigned threads = 0);

@@ -8,6 +8,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "sys/cpus.hpp"
+
 namespace milabench {
 namespace {
 
@@ -100,10 +102,6 @@ class IdMap {
   std::unordered_map<int32_t, int32_t> hash_;
 };
 
-unsigned threads_for(unsigned requested) {
-  return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
-}
-
 // Parses every row of `text` in parallel; throws at the first bad row.
 std::vector<Row> parse_csv(std::string_view text, const std::string& source, unsigned threads) {
   size_t eol = text.find('\n');
@@ -112,7 +110,7 @@ std::vector<Row> parse_csv(std::string_view text, const std::string& source, uns
   if (header != kHeader)
     throw DataFormatError(source + ":1", std::string("header must be \"") + kHeader + "\", got " + quote(header));
   std::string_view body = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
-  const size_t nparts = std::max<size_t>(1, std::min<size_t>(threads_for(threads), body.size() / (1 << 20) + 1));
+  const size_t nparts = ml20m_parse_parts(body.size(), threads);
   std::vector<size_t> cut{0};
   for (size_t k = 1; k < nparts; ++k) {
     size_t c = std::max(cut.back(), body.size() * k / nparts);
@@ -143,6 +141,11 @@ std::vector<Row> parse_csv(std::string_view text, const std::string& source, uns
 }
 
 }  // namespace
+
+size_t ml20m_parse_parts(size_t body_bytes, unsigned threads) {
+  const size_t cpus = threads ? threads : static_cast<size_t>(usable_cpu_count());
+  return std::max<size_t>(1, std::min<size_t>(cpus, body_bytes / (1 << 20) + 1));
+}
 
 Ml20m convert_ratings_csv(std::string_view text, const std::string& source, unsigned threads) {
   std::vector<Row> rows = parse_csv(text, source, threads);

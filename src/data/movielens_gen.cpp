@@ -1,4 +1,6 @@
 // Synthetic MovieLens-20M ratings.csv (contract in movielens.hpp).
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <charconv>
@@ -11,16 +13,16 @@
 #include <random>
 #include <stdexcept>
 #include <thread>
-#include <unistd.h>
 
 #include "data/manifest.hpp"
 #include "data/movielens.hpp"
+#include "sys/cpus.hpp"
 
 namespace milabench {
 namespace {
 
 constexpr int64_t kUsersPerChunk = 512;
-constexpr int64_t kMaxPerUser = 9254;                    // the real set's most active user
+constexpr int64_t kMaxPerUser = 9254;                              // the real set's most active user
 constexpr int64_t kFirstTime = 789652009, kLastTime = 1427784002;  // the real set's range
 constexpr int32_t kMaxMovieId = 131262;
 // Per-user count = 20 + lognormal: median 68, mean 144 as the real set.
@@ -106,7 +108,7 @@ void generate_ml20m(const std::string& dataroot, const DatasetOptions& opts) {
   const Shape shape = make_shape(opts.scale);
   const int64_t chunks = (shape.users + kUsersPerChunk - 1) / kUsersPerChunk;
   const unsigned nthreads =
-      unsigned(std::min<int64_t>(chunks, opts.threads ? opts.threads : std::max(1u, std::thread::hardware_concurrency())));
+      unsigned(std::min<int64_t>(chunks, opts.threads ? opts.threads : static_cast<unsigned>(usable_cpu_count())));
   const std::string csv = ml20m_csv(dataroot), tmp = csv + ".tmp." + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw std::runtime_error("cannot write " + tmp);
@@ -162,8 +164,13 @@ void generate_ml20m(const std::string& dataroot, const DatasetOptions& opts) {
   Ml20m d = convert_ml20m_csv(csv, opts.threads);
   write_ml20m_cache(ml20m_cache(dataroot), d);
   record_manifest(dataroot, "ml20m",
-                  {{"synthetic", true}, {"generator", "milarun"}, {"scale", opts.scale}, {"files", 2},
-                   {"users", d.users}, {"items", d.items}, {"ratings", rows},
+                  {{"synthetic", true},
+                   {"generator", "milarun"},
+                   {"scale", opts.scale},
+                   {"files", 2},
+                   {"users", d.users},
+                   {"items", d.items},
+                   {"ratings", rows},
                    {"layout", "ml-20m/ratings.csv (+ ratings.bin cache)"}});
 }
 

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "data/fake_imagenet.hpp"  // usable_cpus
+#include "sys/cpus.hpp"
 
 namespace milabench {
 
@@ -29,7 +29,7 @@ void run_parallel_jobs(int64_t count, unsigned threads, const std::function<void
       failed = true;
     }
   };
-  const unsigned n = std::max(1u, threads ? threads : usable_cpus());
+  const unsigned n = std::max(1u, threads ? threads : static_cast<unsigned>(usable_cpu_count()));
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < n; ++t) pool.emplace_back(worker);
   for (auto& t : pool) t.join();

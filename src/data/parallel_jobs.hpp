@@ -35,7 +35,7 @@ class StagedFolder {
 };
 
 // Calls job(i) for every i in [0, count) on `threads` threads (0 = all CPUs
-// this process may use, see usable_cpus()), each index exactly once, in no
+// this process may use, see usable_cpu_count()), each index exactly once, in no
 // particular order. After the first exception no new job starts; once all
 // threads have stopped, that first exception is rethrown.
 void run_parallel_jobs(int64_t count, unsigned threads, const std::function<void(int64_t)>& job);

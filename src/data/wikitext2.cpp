@@ -15,6 +15,7 @@
 #include "data/data_error.hpp"
 #include "data/manifest.hpp"
 #include "results/atomic_write.hpp"
+#include "sys/cpus.hpp"
 
 namespace milabench {
 namespace {
@@ -113,7 +114,7 @@ struct Generator {
 };
 
 unsigned thread_count(unsigned requested) {
-  unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const auto hw = static_cast<unsigned>(usable_cpu_count());
   return std::min<unsigned>(kChunks, requested ? requested : hw);
 }
 

@@ -24,6 +24,7 @@
 #include "data/manifest.hpp"
 #include "data/wmt16.hpp"
 #include "results/atomic_write.hpp"
+#include "sys/cpus.hpp"
 
 namespace milabench {
 namespace {
@@ -140,7 +141,7 @@ void generate_wmt16(const std::string& dataroot, const Wmt16GenOptions& opt) {
   if (opt.vocab_lines < 32) throw std::invalid_argument("wmt16: vocabulary needs at least 32 entries");
   const std::string dir = dataroot + "/wmt16";
   std::filesystem::create_directories(dir);
-  unsigned threads = opt.threads ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = opt.threads ? opt.threads : static_cast<unsigned>(usable_cpu_count());
   const int64_t train = std::max<int64_t>(1, std::llround(double(kWmt16TrainPairs) * opt.scale));
   const int64_t test = std::max<int64_t>(1, std::llround(double(kWmt16TestPairs) * opt.scale));
 

@@ -33,10 +33,4 @@ void parallel_for(int n, int threads, const std::function<void(int)>& fn) {
   if (error) std::rethrow_exception(error);
 }
 
-int available_cpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 }  // namespace milabench

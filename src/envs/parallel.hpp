@@ -9,7 +9,4 @@ namespace milabench {
 // The first exception thrown by any fn(i) is rethrown after all threads end.
 void parallel_for(int n, int threads, const std::function<void(int)>& fn);
 
-// CPUs this process may run on (its affinity mask; >= 1).
-int available_cpus();
-
 }  // namespace milabench

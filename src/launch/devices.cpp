@@ -15,16 +15,6 @@ int default_device_count(std::size_t gpus, std::size_t cpus) {
   return static_cast<int>(std::max<std::size_t>(1, std::min(cpus, per_cpu_pair)));
 }
 
-std::vector<int> allowed_cpus() {
-  std::vector<int> out;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return out;
-  for (int i = 0; i < CPU_SETSIZE; ++i)
-    if (CPU_ISSET(i, &set)) out.push_back(i);
-  return out;
-}
-
 std::vector<std::vector<int>> partition_cpus(const std::vector<int>& cpus, int n) {
   if (n < 1) throw std::runtime_error(fmt::format("cannot split CPUs into {} partitions", n));
   if (static_cast<std::size_t>(n) > cpus.size())

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sys/cpus.hpp"  // allowed_cpus
+
 namespace milabench {
 
 // Devices a suite runs on when --devices is not given: one per GPU; without
@@ -16,9 +18,6 @@ namespace milabench {
 // original's 8-GPU node), never more than the CPUs:
 //   min(cpus, clamp(cpus / 2, 2, 8)); 1 CPU -> 1, 2-5 -> 2, 6 -> 3, 8 -> 4, 16+ -> 8.
 int default_device_count(std::size_t gpus, std::size_t cpus);
-
-// CPUs this process may run on (sched_getaffinity), ascending.
-std::vector<int> allowed_cpus();
 
 // `n` mutually exclusive contiguous sets of equal size from `cpus` (the
 // remainder when not divisible is left unused). Throws std::runtime_error

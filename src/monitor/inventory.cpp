@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "devices/nvml.hpp"
+#include "sys/cpus.hpp"
 
 namespace milabench {
 
@@ -31,12 +32,7 @@ static std::string proc_field(const std::string& file, const std::string& key) {
 }
 
 nlohmann::json isolation_record() {
-  std::vector<int> cpus;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof set, &set) == 0)
-    for (int i = 0; i < CPU_SETSIZE; ++i)
-      if (CPU_ISSET(i, &set)) cpus.push_back(i);
+  const std::vector<int> cpus = allowed_cpus();
   nlohmann::json rec;
   if (const char* env = std::getenv("MILARUN_ISOLATION")) rec = nlohmann::json::parse(env, nullptr, false);
   if (!rec.is_object() || !rec.contains("kind")) {

@@ -9,8 +9,8 @@
 #include <regex>
 
 #include "data/dataset.hpp"
+#include "results/argument_words.hpp"
 #include "results/input_checks.hpp"
-#include "suite/profile.hpp"
 
 namespace milabench {
 

@@ -38,8 +38,8 @@ std::string stem_of(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? base : base.substr(0, dot);
 }
 
-std::vector<std::string> string_list(const ojson& v, const std::string& path,
-                                     const std::string& test, const char* key) {
+std::vector<std::string> string_list(const ojson& v, const std::string& path, const std::string& test,
+                                     const char* key) {
   std::vector<std::string> out;
   if (v.is_null()) return out;
   if (!v.is_array())
@@ -53,8 +53,7 @@ std::vector<std::string> string_list(const ojson& v, const std::string& path,
 }
 
 TestSpec read_test(const std::string& name, const ojson& t, const std::string& path) {
-  if (!t.is_object())
-    throw ProfileError(fmt::format("{}: test \"{}\" must be a JSON object", path, name));
+  if (!t.is_object()) throw ProfileError(fmt::format("{}: test \"{}\" must be a JSON object", path, name));
   TestSpec s;
   s.name = name;
   auto exp = t.find("experiment");
@@ -68,12 +67,12 @@ TestSpec read_test(const std::string& name, const ojson& t, const std::string& p
       // Each entry becomes argv words: "--flag" [value]. Anything else would
       // reach the workload as a stray word or a JSON dump and fail every run.
       if (it.key().size() < 2 || it.key()[0] != '-')
-        throw ProfileError(fmt::format("{}: test \"{}\": argument \"{}\" is not a flag (write \"--name\": value)",
-                                       path, name, it.key()));
+        throw ProfileError(fmt::format("{}: test \"{}\": argument \"{}\" is not a flag (write \"--name\": value)", path,
+                                       name, it.key()));
       if (it->is_object() || it->is_array())
-        throw ProfileError(fmt::format(
-            "{}: test \"{}\": argument \"{}\" must be a string, number, true/false or null, not {}", path, name,
-            it.key(), it->is_object() ? "an object" : "a list"));
+        throw ProfileError(
+            fmt::format("{}: test \"{}\": argument \"{}\" must be a string, number, true/false or null, not {}", path,
+                        name, it.key(), it->is_object() ? "an object" : "a list"));
     }
     s.arguments = *a;
   }
@@ -84,12 +83,14 @@ TestSpec read_test(const std::string& name, const ojson& t, const std::string& p
       throw ProfileError(fmt::format("{}: test \"{}\": \"partition_scheme\" must be an object", path, name));
     const ojson type_value = ps->value("type", ojson("per-gpu"));
     const std::string type = type_value.is_string() ? type_value.get<std::string>() : type_value.dump();
-    if (type == "per-gpu") s.partition = PartitionType::PerGpu;
-    else if (type == "gpu-progression") s.partition = PartitionType::GpuProgression;
+    if (type == "per-gpu")
+      s.partition = PartitionType::PerGpu;
+    else if (type == "gpu-progression")
+      s.partition = PartitionType::GpuProgression;
     else
       throw ProfileError(fmt::format(
-          "{}: test \"{}\": unknown partition_scheme type \"{}\" (expected \"per-gpu\" or \"gpu-progression\")",
-          path, name, type));
+          "{}: test \"{}\": unknown partition_scheme type \"{}\" (expected \"per-gpu\" or \"gpu-progression\")", path,
+          name, type));
     if (auto cg = ps->find("cgroup"); cg != ps->end() && !cg->is_null()) {
       if (!cg->is_string())
         throw ProfileError(fmt::format("{}: test \"{}\": partition_scheme \"cgroup\" must be a string", path, name));
@@ -150,7 +151,12 @@ Profile parse_profile(const std::string& text, const std::string& path) {
     std::size_t line = 1, col = 1;
     std::size_t end = e.byte == 0 ? 0 : std::min<std::size_t>(e.byte - 1, text.size());
     for (std::size_t i = 0; i < end; ++i) {
-      if (text[i] == '\n') { ++line; col = 1; } else { ++col; }
+      if (text[i] == '\n') {
+        ++line;
+        col = 1;
+      } else {
+        ++col;
+      }
     }
     std::string w = e.what();
     auto p = w.find("syntax error");
@@ -159,8 +165,7 @@ Profile parse_profile(const std::string& text, const std::string& path) {
   } catch (const nlohmann::json::exception& e) {  // out_of_range 406: a number beyond double (found by fuzz_profile)
     throw ProfileError(fmt::format("{}: {} — fix the JSON", path, e.what()));
   }
-  if (!doc.is_object())
-    throw ProfileError(fmt::format("{}: a profile must be a JSON object of tests", path));
+  if (!doc.is_object()) throw ProfileError(fmt::format("{}: a profile must be a JSON object of tests", path));
   Profile prof;
   prof.path = path;
   prof.suite = stem_of(path);
@@ -171,8 +176,7 @@ Profile parse_profile(const std::string& text, const std::string& path) {
                     "letters, digits, '_', '.', '+' or '-'",
                     path, terminal_safe(prof.suite), why));
   ojson defaults = doc.contains("*") ? doc["*"] : ojson::object();
-  if (!defaults.is_object())
-    throw ProfileError(fmt::format("{}: test \"*\" (defaults) must be a JSON object", path));
+  if (!defaults.is_object()) throw ProfileError(fmt::format("{}: test \"*\" (defaults) must be a JSON object", path));
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     if (it.key() == "*") continue;
     if (std::string why = unsafe_name_reason(it.key()); !why.empty())
@@ -216,8 +220,7 @@ std::string argument_value_string(const ojson& v) {
   if (v.is_number_integer()) return std::to_string(v.get<long long>());
   if (v.is_number_float()) {
     double d = v.get<double>();
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 1e15)
-      return std::to_string(static_cast<long long>(d));
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 1e15) return std::to_string(static_cast<long long>(d));
     char buf[64];
     for (int prec = 1; prec <= 17; ++prec) {
       std::snprintf(buf, sizeof buf, "%.*g", prec, d);
@@ -243,15 +246,6 @@ std::vector<std::string> map_arguments(const ojson& args, const std::vector<std:
     out.push_back(it.key());
     if (!v.is_boolean()) out.push_back(argument_value_string(v));
   }
-  return out;
-}
-
-std::string normalize_number_word(const std::string& word) {
-  static const std::regex numeric("^-?[0-9][0-9_]*(\\.[0-9_]+)?([eE][-+]?[0-9]+)?$");
-  if (word.find('_') == std::string::npos || !std::regex_match(word, numeric)) return word;
-  std::string out;
-  for (char c : word)
-    if (c != '_') out += c;
   return out;
 }
 

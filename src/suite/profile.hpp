@@ -1,10 +1,11 @@
 // Reading benchmark profiles (JSON) and mapping their arguments to argv words.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "results/argument_words.hpp"
 
 namespace milabench {
 
@@ -22,14 +23,14 @@ enum class PartitionType { PerGpu, GpuProgression };
 constexpr double kMaxTimeoutSeconds = 30 * 24 * 3600.0;
 
 struct TestSpec {
-  std::string name;                      // key in the profile, e.g. "vae"
-  std::string experiment;                // e.g. "milarun.models.vae:main"
+  std::string name;                                                     // key in the profile, e.g. "vae"
+  std::string experiment;                                               // e.g. "milarun.models.vae:main"
   nlohmann::ordered_json arguments = nlohmann::ordered_json::object();  // {"--flag": value}
-  std::vector<std::string> prepare;      // shell commands, run with /bin/sh -c
-  std::vector<std::string> exec_prefix;  // argv words put before the command
+  std::vector<std::string> prepare;                                     // shell commands, run with /bin/sh -c
+  std::vector<std::string> exec_prefix;                                 // argv words put before the command
   PartitionType partition = PartitionType::PerGpu;
-  std::string cgroup;                    // template, e.g. "student{CUDA_VISIBLE_DEVICES}"
-  double timeout_s = 3600.0;             // wall-clock limit per process, seconds
+  std::string cgroup;         // template, e.g. "student{CUDA_VISIBLE_DEVICES}"
+  double timeout_s = 3600.0;  // wall-clock limit per process, seconds
 };
 
 struct Profile {
@@ -39,8 +40,7 @@ struct Profile {
 };
 
 // Deep merge: objects merge key by key recursively, `over` wins elsewhere.
-nlohmann::ordered_json merge_defaults(const nlohmann::ordered_json& defaults,
-                                      const nlohmann::ordered_json& over);
+nlohmann::ordered_json merge_defaults(const nlohmann::ordered_json& defaults, const nlohmann::ordered_json& over);
 
 // Parses `text` as the profile stored at `path` (path is used for the suite
 // name and messages). Throws ProfileError.
@@ -61,11 +61,6 @@ std::string argument_value_string(const nlohmann::ordered_json& v);
 // "--flag" "value". A flag that appears in `extra` (as "--flag" or
 // "--flag=...") is dropped so the extra arguments override it. `extra` is
 // not appended here.
-std::vector<std::string> map_arguments(const nlohmann::ordered_json& args,
-                                       const std::vector<std::string>& extra);
-
-// "1_000_000" -> "1000000" for numeric words; other words unchanged (as
-// Python's int() reads them; `milarun run` records the normalised words).
-std::string normalize_number_word(const std::string& word);
+std::vector<std::string> map_arguments(const nlohmann::ordered_json& args, const std::vector<std::string>& extra);
 
 }  // namespace milabench

@@ -12,13 +12,14 @@
 #include <fstream>
 #include <ostream>
 
-#include "results/input_checks.hpp"
 #include "results/atomic_write.hpp"
 #include "results/failure_kind.hpp"
+#include "results/input_checks.hpp"
 #include "results/result_name.hpp"
 #include "results/result_record.hpp"
 #include "results/result_scan.hpp"
 #include "results/run_exit.hpp"
+#include "results/unsaved.hpp"
 #include "suite/profile.hpp"
 
 namespace milabench {
@@ -135,19 +136,6 @@ std::map<std::pair<std::string, std::string>, ExistingResult> existing_results(c
     if (!inserted && e.success && !it->second.success) it->second = e;
   }
   return out;
-}
-
-std::string unsaved_dir(const std::string& outdir) {
-  std::string abs = outdir;
-  if (abs.empty() || abs[0] != '/') {
-    char cwd[PATH_MAX];
-    if (::getcwd(cwd, sizeof cwd)) abs = std::string(cwd) + "/" + abs;
-  }
-  while (abs.size() > 1 && abs.back() == '/') abs.pop_back();
-  std::uint64_t h = 1469598103934665603ull;  // FNV-1a: stable across builds
-  for (unsigned char c : abs) h = (h ^ c) * 1099511628211ull;
-  const char* tmp = std::getenv("TMPDIR");
-  return fmt::format("{}/milarun-unsaved/{:016x}", tmp && *tmp ? tmp : "/tmp", h);
 }
 
 int restore_unsaved(const std::string& outdir, std::ostream& err) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "launch/process.hpp"
+#include "results/unsaved.hpp"
 
 namespace milabench {
 
@@ -40,7 +41,7 @@ bool has_result_file(const std::string& outdir, const std::string& name, const s
 struct ExistingResult {
   std::string path;
   bool success = false;
-  std::string failure_kind;  // "" when success or unknown
+  std::string failure_kind;    // "" when success or unknown
   bool has_arguments = false;  // the file records "arguments" (milarun run's argv after "--")
   std::vector<std::string> arguments;
 };
@@ -55,11 +56,6 @@ inline bool fixable_failure(const std::string& kind) {
 // them. Unreadable files and files over kMaxResultFileBytes count as absent (that run is done again). When a
 // run has several files, a success wins over a failure.
 std::map<std::pair<std::string, std::string>, ExistingResult> existing_results(const std::string& outdir);
-
-// Where `milarun run` puts a result it could not write into `outdir` (disk
-// full, read-only): ${TMPDIR:-/tmp}/milarun-unsaved/<hash of outdir's path>.
-// `milarun jobs --resume` moves them back.
-std::string unsaved_dir(const std::string& outdir);
 
 // Moves every *.json of unsaved_dir(outdir) into outdir. Returns how many
 // moved; a file that cannot move stays where it is (message on err).

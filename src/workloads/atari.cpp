@@ -15,6 +15,7 @@
 #include "envs/parallel.hpp"
 #include "envs/pong.hpp"
 #include "models/atari_cnn.hpp"
+#include "sys/cpus.hpp"
 #include "workloads/ppo.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
@@ -63,7 +64,7 @@ class AtariWorkload : public Workload {
     validate();
     const auto dev = s.device();
     const int64_t P = num_processes_, T = num_steps_;
-    const int threads = env_threads_ > 0 ? env_threads_ : available_cpus();
+    const int threads = env_threads_ > 0 ? env_threads_ : usable_cpu_count();
     const auto seed = static_cast<uint32_t>(s.seed());  // make_vec_envs(env_name, seed, ...)
     PongVecEnv envs(static_cast<int>(P), seed, threads);
     AtariPolicy policy(pong::kStack, pong::kNumActions);

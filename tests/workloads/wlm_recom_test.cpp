@@ -1,6 +1,7 @@
 // wiki2 and ml20m datasets, the NCF sampler, RNNModel/NeuMF sizes, and short
 // CPU runs of wlm, wlmfp16 and recom.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "measure/rate_meter.hpp"
 #include "models/neumf.hpp"
 #include "models/rnn_model.hpp"
+#include "sys/cpus.hpp"
 #include "test_support.hpp"
 #include "workloads/session.hpp"
 #include "workloads/workload.hpp"
@@ -245,6 +247,25 @@ TEST(Ml20m, GeneratedSetConvertsAndTheCacheFollowsTheCsv) {
 }
 
 // ---- NCF sampling ----
+
+// recom's loader, reached at run time, in a suite of one copy per CPU
+// partition: with no thread count it splits only over its own partition.
+TEST(Ml20m, PinnedLoaderParsesOnlyOverItsPartitionsCpus) {
+  const size_t big = size_t(64) << 20;  // 64 parts' worth of body
+  EXPECT_EQ(ml20m_parse_parts(big, 3), 3u);
+  EXPECT_EQ(ml20m_parse_parts(100, 8), 1u);  // at most one part per MiB
+  const std::vector<int> all = allowed_cpus();
+  ASSERT_FALSE(all.empty());
+  cpu_set_t saved, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof saved, &saved), 0);
+  CPU_ZERO(&one);
+  CPU_SET(all.front(), &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const size_t pinned = ml20m_parse_parts(big, 0);
+  ASSERT_EQ(sched_setaffinity(0, sizeof saved, &saved), 0);
+  EXPECT_EQ(pinned, 1u);
+  EXPECT_EQ(ml20m_parse_parts(big, 0), std::min<size_t>(64, static_cast<size_t>(usable_cpu_count())));
+}
 
 TEST(NcfSampler, FeistelIsABijection) {
   for (uint64_t n : {1ull, 2ull, 5ull, 1000ull, 4097ull}) {

@@ -8,6 +8,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "data/movielens.hpp"
 #include "sys/cpus.hpp"
 
 namespace milabench {

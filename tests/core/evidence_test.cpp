@@ -103,6 +103,11 @@ TEST(ReportEvidence, BaselineScoreUnchangedAndIntervalsFromSummaryNumbers) {
   EXPECT_NEAR(d.score, 1026.56, 0.005);
   ASSERT_TRUE(d.score_ci.valid());
   EXPECT_TRUE(d.score_ci_parametric);  // baselines carry no per-run values
+  // The measured coverage beside the interval (bench/stats_validation; docs/statistics.md §3).
+  EXPECT_NE(d.score_ci_note.find("; measured coverage 94.6-96.2% with normal runs (3-30 a test), 85.8-91.0% with "
+                                 "heavy-tailed runs (Student t3, 10-30 a test)"),
+            std::string::npos)
+      << d.score_ci_note;
   EXPECT_LT(d.score_ci.lo, d.score);
   EXPECT_GT(d.score_ci.hi, d.score);
   for (const auto& r : d.rows) {

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <vector>
 
 #include "report/export.hpp"
 #include "report/html.hpp"
@@ -65,11 +67,12 @@ void print_compare(const ReportData& d, std::ostream& out) {
                        cell(r.noise_floor_pct, 1), r.sig.method, p_cell(r.sig.p_value),
                        r.matters.empty() ? "-" : r.matters, r.verdict.empty() ? "-" : r.verdict);
   }
-  std::string sources;
+  std::vector<std::string> sources;  // distinct, in row order
   for (const auto& r : d.rows)
-    if (!r.margin_source.empty() && sources.find(r.margin_source) == std::string::npos)
-      sources += (sources.empty() ? "" : ", ") + r.margin_source;
-  if (!sources.empty()) out << "margin from: " << sources << "\n";
+    if (!r.margin_source.empty() && std::find(sources.begin(), sources.end(), r.margin_source) == sources.end())
+      sources.push_back(r.margin_source);
+  for (size_t i = 0; i < sources.size(); ++i) out << (i ? "; " : "margin from: ") << sources[i];
+  if (!sources.empty()) out << "\n";
 }
 
 // Steady state, fairness, significance and inventory sections.

@@ -120,9 +120,10 @@ double slice_coverage(double phi, int trials, uint64_t seed) {
   return static_cast<double>(hit) / trials;
 }
 
-double unsteady_rate(double phi, int slices, double trend, int trials, uint64_t seed) {
+double unsteady_rate(double phi, int slices, double trend, int trials, uint64_t seed, double* mean_span) {
   Rng g(seed);
   int flagged = 0;
+  double span = 0;
   const double innovation = std::sqrt(1 - phi * phi);
   std::vector<double> v(static_cast<size_t>(slices));
   for (int t = 0; t < trials; ++t) {
@@ -131,8 +132,11 @@ double unsteady_rate(double phi, int slices, double trend, int trials, uint64_t 
       e = phi * e + innovation * g.normal();
       v[static_cast<size_t>(i)] = 1000 * (1 + trend * (i - slices) / 20.0) * (1 + 0.05 * e);
     }
-    flagged += !check_window(v).steady;
+    const WindowCheck c = check_window(v);
+    flagged += !c.steady;
+    span += c.trend_slices;
   }
+  if (mean_span) *mean_span = span / trials;
   return static_cast<double>(flagged) / trials;
 }
 

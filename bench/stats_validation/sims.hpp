@@ -34,7 +34,8 @@ double slice_coverage(double phi, int trials, uint64_t seed);
 // Share of runs check_window flags not steady: `slices` rates of 0.5 s with
 // AR(1) noise (correlation phi, 5% marginal sd) around a level that changes
 // by `trend` (fraction) per 10 s. trend 0: the false-flag rate; else power.
-double unsteady_rate(double phi, int slices, double trend, int trials, uint64_t seed);
+// `mean_span`: the mean number of slices the slope was fitted over.
+double unsteady_rate(double phi, int slices, double trend, int trials, uint64_t seed, double* mean_span = nullptr);
 
 // Verdict shares of `milarun report --compare` on one test whose true
 // difference is `diff` (fraction; this side slower by it), 5% normal

@@ -140,6 +140,25 @@ double unsteady_rate(double phi, int slices, double trend, int trials, uint64_t 
   return static_cast<double>(flagged) / trials;
 }
 
+double warmup_flag_rate(double phi, int slices, bool step, int trials, uint64_t seed, int trend_guard) {
+  SteadyOptions o;
+  if (trend_guard >= 0) o.trend_guard = trend_guard;
+  Rng g(seed);
+  int flagged = 0;
+  const double innovation = std::sqrt(1 - phi * phi);
+  std::vector<double> v(static_cast<size_t>(slices));
+  for (int t = 0; t < trials; ++t) {
+    double e = g.normal();
+    for (int i = 0; i < slices; ++i) {
+      e = phi * e + innovation * g.normal();
+      const double shape = step ? (i < 12 ? 0.4 : 1.0) : 1 - 0.6 * std::exp(-i / 6.0);
+      v[static_cast<size_t>(i)] = 1000 * shape * (1 + 0.05 * e);
+    }
+    flagged += !check_window(v, o).steady;
+  }
+  return static_cast<double>(flagged) / trials;
+}
+
 VerdictRates verdict_rates(double diff, size_t runs, double margin_pct, int trials, uint64_t seed) {
   Rng g(seed);
   VerdictRates out;

@@ -37,6 +37,13 @@ double slice_coverage(double phi, int trials, uint64_t seed);
 // `mean_span`: the mean number of slices the slope was fitted over.
 double unsteady_rate(double phi, int slices, double trend, int trials, uint64_t seed, double* mean_span = nullptr);
 
+// Share of runs check_window flags not steady when a warm-up precedes a
+// flat rate: from 40% of the level, a step after 6 s (step true) or an
+// exponential approach with a 3 s time constant; AR(1) noise as above. The
+// warm-up is not a trend: every flag is a false one.
+// trend_guard: SteadyOptions::trend_guard (negative: the default).
+double warmup_flag_rate(double phi, int slices, bool step, int trials, uint64_t seed, int trend_guard = -1);
+
 // Verdict shares of `milarun report --compare` on one test whose true
 // difference is `diff` (fraction; this side slower by it), 5% normal
 // run-to-run noise, `runs` runs a side on one device. margin_pct NaN: the

@@ -127,7 +127,8 @@ WindowCheck check_window(const std::vector<double>& rates, const SteadyOptions& 
   c.long_enough = true;
   const size_t end = rates.size() - static_cast<size_t>(o.drop_last);
   const size_t win = static_cast<size_t>(o.window_slices);
-  // Trend span: up to trend_slices, never into the warm-up, at least the window.
+  // Trend span: up to trend_slices, never into the warm-up or the guard after
+  // it, at least the window.
   size_t span = std::max(win, static_cast<size_t>(std::max(o.trend_slices, o.window_slices)));
   span = std::min(span, end);
   for (size_t i = end - span; i < end; ++i)
@@ -139,7 +140,8 @@ WindowCheck check_window(const std::vector<double>& rates, const SteadyOptions& 
       span = end - i - 1;
     }
   const size_t warm = warmup_slices(rates, o);
-  if (warm != SIZE_MAX && warm < end) span = std::min(span, end - warm);
+  if (warm != SIZE_MAX && warm > 0 && warm < end)
+    span = std::min(span, end - std::min(end, warm + static_cast<size_t>(std::max(0, o.trend_guard))));
   span = std::max(span, win);
   c.mean = mean_of(w);
   if (!(c.mean > 0)) {

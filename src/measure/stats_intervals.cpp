@@ -42,6 +42,21 @@ double ar1_variance_factor(double phi, size_t n) {
   return f;
 }
 
+double ar1_slope_variance_factor(double phi, size_t n) {
+  if (n < 3 || phi == 0) return 1;
+  const double xm = (static_cast<double>(n) - 1) / 2;
+  double sxx = 0;
+  for (size_t i = 0; i < n; ++i) sxx += (i - xm) * (i - xm);
+  double s = sxx, pk = 1;
+  for (size_t k = 1; k < n; ++k) {
+    pk *= phi;
+    double cross = 0;  // Σ_i w_i w_{i+k}
+    for (size_t i = 0; i + k < n; ++i) cross += (i - xm) * (i + k - xm);
+    s += 2 * pk * cross;
+  }
+  return s / sxx;
+}
+
 Interval series_mean_ci(const std::vector<double>& series, double level) {
   const std::vector<double> v = finite_only(series);
   const size_t n = v.size();
@@ -101,6 +116,22 @@ Interval welch_difference_ci(double n1, double m1, double s1, double n2, double 
   return {d - half, d + half};
 }
 
+Interval hodges_lehmann_ci(const std::vector<double>& a_in, const std::vector<double>& b_in, double level) {
+  const std::vector<double> a = finite_only(a_in), b = finite_only(b_in);
+  if (a.empty() || b.empty()) return no_interval();
+  const double m = static_cast<double>(a.size()), n = static_cast<double>(b.size());
+  const double z = normal_quantile((1 + level) / 2);
+  const double k = std::floor(m * n / 2 - z * std::sqrt(m * n * (m + n + 1) / 12) - 0.5);
+  if (k < 0) return no_interval();
+  std::vector<double> d;
+  d.reserve(a.size() * b.size());
+  for (double x : a)
+    for (double y : b) d.push_back(x - y);
+  std::sort(d.begin(), d.end());
+  const size_t ki = static_cast<size_t>(k);
+  return {d[ki], d[d.size() - 1 - ki]};
+}
+
 double runs_needed(double cv, double delta, double alpha, double power) {
   if (!(cv > 0) || !(delta > 0)) return kNaN;
   // Normal quantiles first, then t quantiles at the resulting df = 2n - 2
@@ -115,6 +146,21 @@ double runs_needed(double cv, double delta, double alpha, double power) {
     n = next;
   }
   return n;
+}
+
+MarginVerdict against_margin(const Interval& diff, double margin) {
+  if (!diff.valid() || !(margin >= 0) || !std::isfinite(margin)) return MarginVerdict::undecided;
+  if (diff.lo > margin || diff.hi < -margin) return MarginVerdict::beyond;
+  if (diff.lo >= -margin && diff.hi <= margin) return MarginVerdict::within;
+  return MarginVerdict::undecided;
+}
+
+const char* margin_verdict_name(MarginVerdict v) {
+  return v == MarginVerdict::beyond ? "beyond" : v == MarginVerdict::within ? "within" : "undecided";
+}
+
+double runs_to_decide_margin(double cv, double diff, double margin) {
+  return runs_needed(cv, std::fabs(std::fabs(diff) - margin));
 }
 
 }  // namespace milabench

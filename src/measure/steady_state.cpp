@@ -94,21 +94,25 @@ struct Trend {
   double slope = 0, t = 0, p = 1, phi = 0;
 };
 
-// The slope of y tested against 0 with a standard error inflated by
-// (1+φ)/(1-φ) for AR(1) residuals and t with n/inflation - 2 degrees of freedom.
+// The slope of y tested against 0, allowing for AR(1) residuals with the
+// estimated φ: Var(slope) = σ²/Sxx · g (g = ar1_slope_variance_factor, exact
+// for n), σ² = ss_res / (n - f - g) (a fitted mean and slope absorb f + g of
+// the correlated noise's n variance units, f = ar1_variance_factor), t with
+// n/g - 2 degrees of freedom.
 Trend fit_trend(const std::vector<double>& y) {
   const Line l = fit_line(y);
   Trend tr{l.slope, 0, 1, l.phi};
-  const double n = static_cast<double>(y.size());
-  const double inflation = (1 + tr.phi) / (1 - tr.phi);
-  const double se = std::sqrt(l.ss_res / (n - 2) / l.sxx * inflation);
+  const size_t n = y.size();
+  const double g = ar1_slope_variance_factor(tr.phi, n), f = ar1_variance_factor(tr.phi, n);
+  const double nd = static_cast<double>(n);
+  const double se = std::sqrt(l.ss_res / std::max(nd - f - g, 1.0) / l.sxx * g);
   if (!(se > 0)) {
     tr.t = tr.slope == 0 ? 0 : INFINITY;
     tr.p = tr.slope == 0 ? 1 : 0;
     return tr;
   }
   tr.t = tr.slope / se;
-  tr.p = 2 * student_t_cdf(-std::fabs(tr.t), std::max(1.0, n / inflation - 2));
+  tr.p = 2 * student_t_cdf(-std::fabs(tr.t), std::max(1.0, nd / g - 2));
   return tr;
 }
 }  // namespace
@@ -123,7 +127,8 @@ WindowCheck check_window(const std::vector<double>& rates, const SteadyOptions& 
   c.long_enough = true;
   const size_t end = rates.size() - static_cast<size_t>(o.drop_last);
   const size_t win = static_cast<size_t>(o.window_slices);
-  // Trend span: up to trend_slices, never into the warm-up, at least the window.
+  // Trend span: up to trend_slices, never into the warm-up or the guard after
+  // it, at least the window.
   size_t span = std::max(win, static_cast<size_t>(std::max(o.trend_slices, o.window_slices)));
   span = std::min(span, end);
   for (size_t i = end - span; i < end; ++i)
@@ -135,7 +140,8 @@ WindowCheck check_window(const std::vector<double>& rates, const SteadyOptions& 
       span = end - i - 1;
     }
   const size_t warm = warmup_slices(rates, o);
-  if (warm != SIZE_MAX && warm < end) span = std::min(span, end - warm);
+  if (warm != SIZE_MAX && warm > 0 && warm < end)
+    span = std::min(span, end - std::min(end, warm + static_cast<size_t>(std::max(0, o.trend_guard))));
   span = std::max(span, win);
   c.mean = mean_of(w);
   if (!(c.mean > 0)) {

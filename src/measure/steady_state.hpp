@@ -20,15 +20,21 @@ struct SteadyOptions {
   // Trend: the least-squares slope, times the window's length, may change
   // the rate by at most max_drift (fraction of the window's mean), unless the
   // slope is not distinguishable from noise: two-sided test at trend_alpha
-  // whose standard error accounts for the slices' autocorrelation (AR(1) of
-  // the residuals, bias-corrected). The slope is fitted over the last
-  // trend_slices slices ending with the summary window when they all come
-  // after the warm-up, else over the slices after the warm-up (at least the
-  // window): 18 slices find a 10% trend under 6% noise about half the
-  // time, 32 slices (16 s) 84-94% (docs/statistics.md, "Validation").
+  // whose standard error allows for the slices' AR(1) autocorrelation (exact
+  // finite-length slope variance at the residuals' bias-corrected φ). The
+  // slope is fitted over the last trend_slices slices ending with the
+  // summary window when they all come after the warm-up (and trend_guard
+  // slices more), else over the slices after that (at least the window): the longer the span, the
+  // more power under autocorrelated noise (docs/statistics.md §4 gives the
+  // power at φ 0, 0.5, 0.8 for 20, 30 and 60 s runs).
   double max_drift = 0.05;
   double trend_alpha = 0.04;
-  int trend_slices = 32;
+  int trend_slices = 120;
+  // Slices after a detected warm-up the trend's span also leaves out: under
+  // correlated noise the detector ends a gradual approach a little early, and
+  // its tail fitted as a line is a false trend (30 s runs with a warm-up at
+  // φ 0.8: 8.1-10.8% flagged without this guard, 2.9-3.4% with 8 slices).
+  int trend_guard = 8;
   // Spread: the window's coefficient of variation (sample sd / mean) may be
   // at most max_cv.
   double max_cv = 0.10;

@@ -47,16 +47,46 @@ nlohmann::json fairness_of(const nlohmann::json& pergpu);
 // blocks with n >= 2), else train std/mean across copies. NaN when unknown.
 double noise_fraction(const nlohmann::json& entry);
 
+// Run-to-run deviations of a summary entry's runs, each a fraction of the
+// test's median perf: (x_i - x_j) / √2 for every pair of runs on the same
+// device, over the devices with repeats (repeats true); when no device has
+// 2 runs, over every pair of runs (across copies). Each is distributed as
+// one run's deviation from the true level whatever the group size. `runs`:
+// the runs they come from. Empty without per-run values.
+struct NoiseDeviations {
+  std::vector<double> rel;
+  size_t runs = 0;
+  bool repeats = false;
+};
+NoiseDeviations noise_deviations(const nlohmann::json& entry);
+
 // Robust run-to-run noise (fraction of perf) and where it came from:
-// "MAD of repeats" (deviations of each run from its device's median, pooled,
-// 1.4826 * MAD / median perf: one hiccup barely moves it), "MAD across
-// copies" (no device has repeats), "sd of repeats (no per-run values)"
-// (noise_fraction of an original baseline). cv NaN and source "" when unknown.
+// 1.4826 * median |deviation| of noise_deviations ("MAD of repeats", "MAD
+// across copies": one hiccup barely moves it), else "sd of repeats (no
+// per-run values)" (noise_fraction of an original baseline). cv NaN and
+// source "" when unknown.
 struct RobustNoise {
   double cv;
   std::string source;
 };
 RobustNoise robust_noise(const nlohmann::json& entry);
+
+// The learned equivalence margin of one test, % of perf (docs/statistics.md
+// §7): the MAD of the test's deviations on both sides pooled; when they
+// number fewer than kMinRunsForMargin, of every test's deviations on both
+// sides (suite_noise_deviations) when they come from more runs; without per-run
+// values, the larger side's repeat sd. At least kMarginFloorPct. `runs`: the
+// deviations it rests on (the train n of the side used for a repeat sd);
+// below kMinRunsForMargin `source` says it is a guess and to pass --margin.
+constexpr double kMarginFloorPct = 1.0;
+constexpr size_t kMinRunsForMargin = 10;
+struct Margin {
+  double pct = NAN, runs = NAN;
+  std::string source;  // "" when nothing is known (pct NaN)
+};
+Margin learned_margin(const nlohmann::json& entry, const nlohmann::json& base, const NoiseDeviations& suite);
+// noise_deviations of every test of both summaries, pooled.
+NoiseDeviations suite_noise_deviations(const nlohmann::json& summary, const nlohmann::json& baseline);
 
 // The "stats" block of one test: perf_ci95 (t over runs), runs, warmup_s,
 // unsteady_runs, until_stable_runs, slice_ci95_pct, noise_pct,
@@ -70,9 +100,19 @@ void fill_row_evidence(ReportRow& r, const nlohmann::json& entry);
 // Fills r's comparison fields (r.perf and r.perf_base set): Mann-Whitney U
 // when both sides have 5 or more per-run values, else Welch's t on per-run
 // values (summary numbers when a side has none); the 95% Welch interval of
-// the difference, the equivalence margin (`margin_pct` when finite, else the
-// larger robust_noise of the two sides) and the verdict sentence.
-void fill_significance(ReportRow& r, const nlohmann::json& entry, const nlohmann::json& base, double margin_pct = NAN);
+// the difference, the equivalence margin (`margin_pct` when finite, else
+// learned_margin with `suite_deviations`) and the verdict sentence.
+// Does it matter (r.matters): the 95% interval of the difference against
+// ±margin (against_margin); a difference the test does not call real is
+// never "beyond". When undecided, r.runs_needed is the runs a side that would
+// decide it (runs_to_decide_margin, at least one more than either side has).
+void fill_significance(ReportRow& r, const nlohmann::json& entry, const nlohmann::json& base, double margin_pct = NAN,
+                       const NoiseDeviations& suite_deviations = {});
+
+// The verdict sentence and verdict_kind of r from r.significant, r.matters,
+// r.diff_pct, r.noise_floor_pct and r.runs_needed; n_a, n_b the runs of each
+// side (below 2: "repeat each side at least 3 times"). docs/statistics.md §8.
+void set_verdict(ReportRow& r, double n_a, double n_b);
 
 // 95% interval of the suite score (weighted geometric mean of perf_adj,
 // weights and failures fixed) for the score the original formula gives with

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <map>
 
 #include "measure/stats_intervals.hpp"
 #include "report/evidence.hpp"
@@ -45,34 +44,8 @@ Side side_of(const json& entry) {
 }
 }  // namespace
 
-RobustNoise robust_noise(const json& entry) {
-  std::map<std::string, std::vector<double>> by_device;
-  std::vector<double> all;
-  for (const auto& [dev, p] : device_runs(entry)) {
-    by_device[dev].push_back(p);
-    all.push_back(p);
-  }
-  // Deviations from each device's median, scaled by sqrt(k/(k-1)) for a
-  // group of k (a median of few values sits closer to them than the truth).
-  std::vector<double> dev;
-  for (const auto& [d, v] : by_device) {
-    if (v.size() < 2) continue;
-    const double med = median_of(v), k = static_cast<double>(v.size());
-    for (double x : v) dev.push_back((x - med) * std::sqrt(k / (k - 1)));
-  }
-  const double level = median_of(all);
-  if (dev.size() >= 2 && level > 0) {
-    std::vector<double> abs_dev;
-    for (double x : dev) abs_dev.push_back(std::fabs(x));
-    return {1.4826 * median_of(abs_dev) / level, "MAD of repeats"};
-  }
-  if (all.size() >= 2 && level > 0) return {mad_sd(all) / level, "MAD across copies"};
-  const double sd = noise_fraction(entry);
-  if (std::isfinite(sd)) return {sd, "sd of repeats (no per-run values)"};
-  return {kNaN, ""};
-}
-
-void fill_significance(ReportRow& r, const json& entry, const json& base, double margin_pct) {
+void fill_significance(ReportRow& r, const json& entry, const json& base, double margin_pct,
+                       const NoiseDeviations& suite_deviations) {
   const Side a = side_of(entry), b = side_of(base);
   r.diff_pct = (r.perf / r.perf_base - 1) * 100;
   const std::vector<double> va = run_values(entry), vb = run_values(base);
@@ -83,52 +56,67 @@ void fill_significance(ReportRow& r, const json& entry, const json& base, double
     r.sig = welch_t(a.n, a.mean, a.sd, b.n, b.mean, b.sd);
     r.sig.method = a.per_run && b.per_run ? "welch (runs)" : "welch (n/mean/std)";
   }
-  const Interval d = welch_difference_ci(a.n, a.mean, a.sd, b.n, b.mean, b.sd);
+  // The interval that goes with the test: Hodges-Lehmann with Mann-Whitney
+  // (one hiccup run barely moves it), else Welch's.
+  const Interval d = r.sig.method == "mann-whitney (runs)" ? hodges_lehmann_ci(va, vb)
+                                                           : welch_difference_ci(a.n, a.mean, a.sd, b.n, b.mean, b.sd);
   if (d.valid() && r.perf_base > 0) r.diff_ci_pct = {d.lo / r.perf_base * 100, d.hi / r.perf_base * 100};
   if (std::isfinite(margin_pct)) {
     r.noise_floor_pct = margin_pct;
     r.margin_source = "--margin";
   } else {
-    const RobustNoise na = robust_noise(entry), nb = robust_noise(base);
-    const bool use_a = std::isfinite(na.cv) && !(nb.cv > na.cv);
-    const RobustNoise& m = use_a ? na : nb;
-    r.noise_floor_pct = m.cv * 100;
+    const Margin m = learned_margin(entry, base, suite_deviations);
+    r.noise_floor_pct = m.pct;
+    r.margin_runs = m.runs;
     r.margin_source = m.source;
   }
   if (!std::isfinite(r.diff_pct)) return;  // nothing to compare: no verdict
-  const double diff = std::fabs(r.diff_pct), margin = r.noise_floor_pct;
-  const std::string margin_text = std::isfinite(margin) ? fmt::format("{:.1f}% margin", margin) : "";
   r.significant = std::isfinite(r.sig.p_value) && r.sig.p_value < kAlpha;
+  // Does it matter: the 95% interval of the difference against ±margin. A
+  // rank test that calls the difference not real overrides an interval
+  // beyond the margin (the two disagree only near the edge): undecided.
+  MarginVerdict mv = against_margin(r.diff_ci_pct, r.noise_floor_pct);
+  if (!r.significant && mv == MarginVerdict::beyond) mv = MarginVerdict::undecided;
+  r.matters = std::isfinite(r.noise_floor_pct) ? margin_verdict_name(mv) : "";
+  const double cv = std::sqrt((a.sd * a.sd + b.sd * b.sd) / 2) / b.mean;
+  if (mv == MarginVerdict::undecided && std::isfinite(r.noise_floor_pct)) {
+    r.runs_needed = runs_to_decide_margin(cv, r.diff_pct / 100, r.noise_floor_pct / 100);
+    if (std::isfinite(r.runs_needed)) r.runs_needed = std::max(r.runs_needed, std::max(a.n, b.n) + 1);
+  }
+  set_verdict(r, a.n, b.n);
+}
+
+namespace {
+std::string runs_text(double runs) {
+  return runs > 10000 ? "more than 10000 runs a side" : fmt::format("about {:.0f} runs a side", runs);
+}
+
+std::string verdict_text(ReportRow& r, double n_a, double n_b) {
+  const double diff = std::fabs(r.diff_pct);
+  const std::string margin = fmt::format("{:.1f}% margin", r.noise_floor_pct);
   if (r.significant) {
     r.verdict_kind = r.diff_pct > 0 ? "faster" : "slower";
-    r.verdict = fmt::format("{} by {:.1f}%", r.verdict_kind, diff);
-    if (!margin_text.empty())
-      r.verdict += fmt::format(" ({} the {})", diff <= margin ? "within" : "beyond", margin_text);
-    return;
+    std::string v = fmt::format("{} by {:.1f}%", r.verdict_kind, diff);
+    if (r.matters == "beyond" || r.matters == "within") return v + fmt::format(" ({} the {})", r.matters, margin);
+    if (r.matters.empty()) return v;
+    if (!std::isfinite(r.runs_needed)) return v + fmt::format(" (undecided against the {})", margin);
+    return v + fmt::format(" (undecided against the {}; {} would decide)", margin, runs_text(r.runs_needed));
   }
-  // Equivalence (two one-sided tests at 5%): the 90% interval of the
-  // difference lies inside ±margin.
-  const Interval d90 = welch_difference_ci(a.n, a.mean, a.sd, b.n, b.mean, b.sd, 0.90);
-  if (d90.valid() && margin >= 0 && r.perf_base > 0 && std::fabs(d90.lo) / r.perf_base * 100 <= margin &&
-      std::fabs(d90.hi) / r.perf_base * 100 <= margin) {
+  if (r.matters == "within") {
     r.verdict_kind = "same";
-    r.verdict = "same (within the " + margin_text + ")";
-    return;
+    return "same (within the " + margin + ")";
   }
   r.verdict_kind = "undecided";
-  // Runs a side for 80% power at the larger of the observed difference and the margin.
-  const double cv = std::sqrt((a.sd * a.sd + b.sd * b.sd) / 2) / b.mean;
-  const double delta = std::max(diff, std::isfinite(margin) ? margin : 0.0) / 100;
-  r.runs_needed = runs_needed(cv, delta);
-  if (std::isfinite(r.runs_needed)) r.runs_needed = std::max(r.runs_needed, std::max(a.n, b.n) + 1);
   const std::string with =
-      a.n >= 2 && b.n >= 2 ? "with these runs" : fmt::format("with {:.0f} vs {:.0f} runs", a.n, b.n);
-  if (!std::isfinite(r.runs_needed))
-    r.verdict = fmt::format("cannot decide {}; repeat each side at least 3 times", with);
-  else if (r.runs_needed > 10000)
-    r.verdict = fmt::format("cannot decide {}; more than 10000 runs a side would be needed", with);
-  else
-    r.verdict = fmt::format("cannot decide {}; about {:.0f} runs a side would", with, r.runs_needed);
+      n_a >= 2 && n_b >= 2 ? "with these runs" : fmt::format("with {:.0f} vs {:.0f} runs", n_a, n_b);
+  if (!std::isfinite(r.runs_needed)) {
+    if (n_a >= 2 && n_b >= 2) return fmt::format("cannot decide {}", with);
+    return fmt::format("cannot decide {}; repeat each side at least 3 times", with);
+  }
+  return fmt::format("cannot decide {}; {} would", with, runs_text(r.runs_needed));
 }
+}  // namespace
+
+void set_verdict(ReportRow& r, double n_a, double n_b) { r.verdict = verdict_text(r, n_a, n_b); }
 
 }  // namespace milabench

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <iterator>
 #include <vector>
 
 #include "report/report.hpp"
@@ -11,22 +12,30 @@ namespace milabench {
 
 namespace {
 
+const char* const kTextColumns[] = {"test_used", "margin_source", "vs_margin", "verdict"};
+
 // Header names and per-row values, shared by both formats; with compare the
-// last two columns are text (test_used, verdict).
+// last four columns are text (kTextColumns).
 std::vector<std::string> header(const ReportData& d) {
   std::vector<std::string> h = {"test", "weight", "n", "fail", "perf", "std_pct", "perf_adj", "ci95_lo", "ci95_hi"};
   if (d.has_compare)
     for (const char* c : {"perf_base", "perf_ratio", "perf_base_adj", "perf_ratio_adj", "p_value", "diff_pct",
-                          "diff_ci95_lo", "diff_ci95_hi", "margin_pct", "test_used", "verdict"})
+                          "diff_ci95_lo", "diff_ci95_hi", "margin_pct", "margin_runs", "runs_to_decide"})
       h.push_back(c);
+  if (d.has_compare)
+    for (const char* c : kTextColumns) h.push_back(c);
   return h;
+}
+
+std::vector<const std::string*> texts(const ReportRow& r) {
+  return {&r.sig.method, &r.margin_source, &r.matters, &r.verdict};
 }
 
 std::vector<double> numbers(const ReportData& d, const ReportRow& r) {
   std::vector<double> v = {r.weight, r.n, r.fail, r.perf, r.std_pct, r.perf_adj, r.ci.lo, r.ci.hi};
   if (d.has_compare)
     for (double x : {r.perf_base, r.perf_ratio, r.perf_base_adj, r.perf_ratio_adj, r.sig.p_value, r.diff_pct,
-                     r.diff_ci_pct.lo, r.diff_ci_pct.hi, r.noise_floor_pct})
+                     r.diff_ci_pct.lo, r.diff_ci_pct.hi, r.noise_floor_pct, r.margin_runs, r.runs_needed})
       v.push_back(x);
   return v;
 }
@@ -61,7 +70,8 @@ std::string table_csv(const ReportData& d) {
   for (const auto& r : d.rows) {
     out += csv_field(r.name);
     for (double x : numbers(d, r)) out += "," + (std::isfinite(x) ? fmt::format("{}", x) : std::string());
-    if (d.has_compare) out += "," + csv_field(r.sig.method) + "," + csv_field(r.verdict);
+    if (d.has_compare)
+      for (const std::string* t : texts(r)) out += "," + csv_field(*t);
     out += "\r\n";
   }
   return out;
@@ -69,21 +79,22 @@ std::string table_csv(const ReportData& d) {
 
 std::string table_markdown(const ReportData& d) {
   const auto h = header(d);
+  const size_t first_text = d.has_compare ? h.size() - std::size(kTextColumns) : h.size();
   std::string out = "|";
   for (const auto& c : h) out += " " + c + " |";
   out += "\n|";
-  for (size_t i = 0; i < h.size(); ++i)
-    out += i == 0 ? ":---|" : (h[i] == "verdict" || h[i] == "test_used" ? ":---|" : "---:|");
+  for (size_t i = 0; i < h.size(); ++i) out += i == 0 || i >= first_text ? ":---|" : "---:|";
   out += "\n";
   for (const auto& r : d.rows) {
     out += "| " + md_field(r.name) + " |";
     const auto v = numbers(d, r);
     for (size_t i = 0; i < v.size(); ++i) {
       const std::string& col = h[i + 1];
-      const int prec = (col == "weight" || col == "n" || col == "fail")                       ? 0
-                       : (col == "perf_ratio" || col == "perf_ratio_adj")                     ? 3
-                       : col == "std_pct" || col.rfind("diff", 0) == 0 || col == "margin_pct" ? 1
-                                                                                              : 2;
+      const int prec =
+          (col == "weight" || col == "n" || col == "fail" || col == "margin_runs" || col == "runs_to_decide") ? 0
+          : (col == "perf_ratio" || col == "perf_ratio_adj")                                                  ? 3
+          : col == "std_pct" || col.rfind("diff", 0) == 0 || col == "margin_pct"                              ? 1
+                                                                                                              : 2;
       out += " " +
              (col == "p_value"                                                     ? p_cell(v[i])
               : col == "ci95_lo" && !r.ci.valid() && r.ci_method == "too few runs" ? r.ci_method
@@ -92,12 +103,12 @@ std::string table_markdown(const ReportData& d) {
              " |";
     }
     if (d.has_compare)
-      for (const std::string* t : {&r.sig.method, &r.verdict})
-        out += " " + (t->empty() ? std::string("-") : md_field(*t)) + " |";
+      for (const std::string* t : texts(r)) out += " " + (t->empty() ? std::string("-") : md_field(*t)) + " |";
     out += "\n";
   }
   out += fmt::format("\n**score**: {}", std::isfinite(d.score) ? fmt::format("{:.2f}", d.score) : "-");
-  if (d.score_ci.valid()) out += fmt::format(" (95% CI {:.2f} to {:.2f})", d.score_ci.lo, d.score_ci.hi);
+  if (d.score_ci.valid())
+    out += fmt::format(" (95% CI {:.2f} to {:.2f}: {})", d.score_ci.lo, d.score_ci.hi, md_field(d.score_ci_note));
   if (d.has_compare && std::isfinite(d.base_score))
     out += fmt::format(" · baseline {:.2f} · ratio {:.3f}", d.base_score, d.score_ratio);
   return out + "\n";

@@ -146,17 +146,20 @@ std::string evidence_html(const ReportData& d) {
 
 std::string significance_html(const ReportData& d) {
   std::string h =
-      "<p>Two statements per test: is the difference real (two-sided test, alpha 0.05), and is it larger "
-      "than the equivalence margin. &quot;same&quot; only when it is neither (docs/statistics.md).</p>\n"
+      "<p>Two statements per test: is the difference real (two-sided test, alpha 0.05), and does it matter: "
+      "beyond the equivalence margin when the 95% interval of the difference lies outside it, within when "
+      "the interval lies inside it, else undecided (with the runs a side that would decide). &quot;same&quot; "
+      "only when the difference is not real and within the margin (docs/statistics.md).</p>\n"
       "<table><tr>" +
       th("test") + th("difference", "% of baseline") + th("difference 95% CI", "%") + th("margin", "%") +
-      th("margin from") + th("method") + th("p") + th("effect") + th("verdict") + "</tr>\n";
+      th("margin from") + th("method") + th("p") + th("effect") + th("vs margin") + th("verdict") + "</tr>\n";
   for (const auto& r : d.rows) {
     if (r.sig.method.empty()) continue;
     h += "<tr>" + td(html_escape(r.name)) + td(fixed(r.diff_pct, 1)) + td(interval(r.diff_ci_pct, 1)) +
          td(fixed(r.noise_floor_pct, 1)) + td(r.margin_source.empty() ? "-" : html_escape(r.margin_source)) +
          td(html_escape(r.sig.method)) + td(html_escape(p_cell(r.sig.p_value))) +
          td(std::isnan(r.sig.effect) ? "-" : html_escape(r.sig.effect_name) + " " + fixed(r.sig.effect, 2)) +
+         td(r.matters.empty() ? "-" : html_escape(r.matters)) +
          td(r.verdict.empty() ? "-" : html_escape(r.verdict), verdict_class(r.verdict)) + "</tr>\n";
   }
   h += "</table>\n";

@@ -3,11 +3,13 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <vector>
 
 #include "report/export.hpp"
 #include "report/html.hpp"
@@ -51,24 +53,26 @@ std::string ci_cell(const ReportRow& r) {
 // The --compare verdicts: is the difference real (Welch's t), does it
 // matter (equivalence margin). docs/statistics.md §7-8.
 void print_compare(const ReportData& d, std::ostream& out) {
-  out << "\nsignificance against the baseline: is the difference real (Welch's t, two-sided, alpha 0.05) and\n"
-         "is it larger than the margin (--margin, else the larger robust run-to-run noise of the two sides)\n";
-  const std::string head = fmt::format("{:<28} {:>7} {:>17} {:>7} {:<18} {:>9}  {}", "test", "diff%", "diff% 95% CI",
-                                       "margin%", "test used", "p", "verdict");
+  out << "\nsignificance against the baseline: is the difference real (two-sided test, alpha 0.05), and does it\n"
+         "matter: beyond the margin when the diff's 95% CI lies outside +-margin, within when inside, else\n"
+         "undecided (margin: --margin, else learned from the run-to-run noise)\n";
+  const std::string head = fmt::format("{:<28} {:>7} {:>17} {:>7} {:<18} {:>9} {:<9}  {}", "test", "diff%",
+                                       "diff% 95% CI", "margin%", "test used", "p", "matters", "verdict");
   out << head << "\n" << std::string(head.size() + 30, '-') << "\n";
   for (const auto& r : d.rows) {
     if (r.sig.method.empty()) continue;
     const std::string ci =
         r.diff_ci_pct.valid() ? "[" + cell(r.diff_ci_pct.lo, 1) + ", " + cell(r.diff_ci_pct.hi, 1) + "]" : "-";
-    out << fmt::format("{:<28} {:>7} {:>17} {:>7} {:<18} {:>9}  {}\n", r.name, cell(r.diff_pct, 1), ci,
+    out << fmt::format("{:<28} {:>7} {:>17} {:>7} {:<18} {:>9} {:<9}  {}\n", r.name, cell(r.diff_pct, 1), ci,
                        cell(r.noise_floor_pct, 1), r.sig.method, p_cell(r.sig.p_value),
-                       r.verdict.empty() ? "-" : r.verdict);
+                       r.matters.empty() ? "-" : r.matters, r.verdict.empty() ? "-" : r.verdict);
   }
-  std::string sources;
+  std::vector<std::string> sources;  // distinct, in row order
   for (const auto& r : d.rows)
-    if (!r.margin_source.empty() && sources.find(r.margin_source) == std::string::npos)
-      sources += (sources.empty() ? "" : ", ") + r.margin_source;
-  if (!sources.empty()) out << "margin from: " << sources << "\n";
+    if (!r.margin_source.empty() && std::find(sources.begin(), sources.end(), r.margin_source) == sources.end())
+      sources.push_back(r.margin_source);
+  for (size_t i = 0; i < sources.size(); ++i) out << (i ? "; " : "margin from: ") << sources[i];
+  if (!sources.empty()) out << "\n";
 }
 
 // Steady state, fairness, significance and inventory sections.

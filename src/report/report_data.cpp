@@ -170,6 +170,8 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
   d.has_compare = !baseline.is_null();
   d.context = summary_context(summary);
   std::vector<ReportRow> base_rows;
+  const NoiseDeviations suite_deviations =
+      d.has_compare ? suite_noise_deviations(summary, baseline) : NoiseDeviations{};
   for (const auto& [name, entry] : summary.items()) {  // nlohmann objects iterate sorted
     ReportRow r = make_row(name, entry);
     r.weight = weight_of(weights, name);
@@ -181,7 +183,7 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
       r.perf_ratio = r.perf / b.perf;
       r.perf_base_adj = baseline_adjusted(b);
       r.perf_ratio_adj = r.perf_adj / r.perf_base_adj;
-      fill_significance(r, entry, baseline[name], margin_pct);
+      fill_significance(r, entry, baseline[name], margin_pct, suite_deviations);
       r.ratio_ci = ratio_interval(r, b);
     }
     if (std::isfinite(r.n)) d.total_n += r.n;

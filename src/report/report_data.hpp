@@ -51,13 +51,18 @@ struct ReportRow {
   // against the equivalence margin.
   TestResult sig{"", NAN, NAN, NAN, ""};
   double diff_pct = NAN;                 // (perf / perf_base - 1) * 100
-  Interval diff_ci_pct = no_interval();  // 95% interval of diff_pct (Welch)
+  Interval diff_ci_pct = no_interval();  // 95% interval of diff_pct (Hodges-Lehmann with Mann-Whitney, else Welch)
   double noise_floor_pct = NAN;          // the equivalence margin, % of perf_base
   std::string margin_source;             // "--margin", "MAD of repeats", ... ("" when none)
+  double margin_runs = NAN;              // runs the learned margin rests on (NaN with --margin or none)
   bool significant = false;              // sig.p_value < 0.05
-  double runs_needed = NAN;              // runs a side that would decide (when undecided)
-  std::string verdict_kind;              // faster | slower | same | undecided | "" (nothing to compare)
+  // Does it matter: "beyond" (the 95% interval of diff_pct lies outside
+  // ±margin), "within" (inside it), "undecided", "" (no margin or no compare).
+  std::string matters;
+  double runs_needed = NAN;  // runs a side that would decide "matters" (when undecided)
+  std::string verdict_kind;  // faster | slower | same | undecided | "" (nothing to compare)
   // One sentence saying both, e.g. "slower by 4.0% (within the 5.1% margin)",
+  // "slower by 4.0% (undecided against the 5.0% margin; about 30 runs a side would decide)",
   // "same (within the 2.0% margin)", "cannot decide with these runs; about 12 runs a side would".
   std::string verdict;
 };

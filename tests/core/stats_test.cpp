@@ -87,6 +87,77 @@ TEST(Intervals, MadIgnoresOneOutlierAndRunsNeededFollowsTheFormula) {
   EXPECT_NEAR(normal_quantile(0.975), 1.959963985, 1e-8);
 }
 
+// Exact finite-length factors, computed independently (Python, the double sum
+// Σ_ij w_i w_j φ^|i-j| / Σ w_i²): far below the asymptotic (1+φ)/(1-φ) = 9
+// at 32 slices, which made the old trend test lose power.
+TEST(Intervals, SlopeVarianceFactorOfAr1NoiseAtFiniteLength) {
+  EXPECT_EQ(ar1_slope_variance_factor(0, 32), 1);
+  EXPECT_EQ(ar1_slope_variance_factor(0.8, 2), 1);
+  EXPECT_NEAR(ar1_slope_variance_factor(0.8, 32), 5.538373074, 1e-8);
+  EXPECT_NEAR(ar1_slope_variance_factor(0.5, 32), 2.627932551, 1e-8);
+  EXPECT_NEAR(ar1_slope_variance_factor(0.8, 18), 3.713467564, 1e-8);
+  EXPECT_NEAR(ar1_slope_variance_factor(0.8, 1000), 8.880009600, 1e-6);  // -> 9
+  // Against the variance of fitted slopes of simulated AR(1) series.
+  Rng g(12);
+  const int n = 40, trials = 20000;
+  double ss = 0;
+  for (int t = 0; t < trials; ++t) {
+    double e = g.normal(), sxy = 0, sxx = 0, ym = 0;
+    std::vector<double> y(n);
+    for (auto& v : y) v = (e = 0.6 * e + 0.8 * g.normal());
+    for (double v : y) ym += v / n;
+    for (int i = 0; i < n; ++i)
+      sxy += (i - (n - 1) / 2.0) * (y[i] - ym), sxx += (i - (n - 1) / 2.0) * (i - (n - 1) / 2.0);
+    ss += (sxy / sxx) * (sxy / sxx) * sxx;  // slope² · Sxx, σ² = 1
+  }
+  EXPECT_NEAR(ss / trials, ar1_slope_variance_factor(0.6, n), 0.1);
+}
+
+TEST(Intervals, HodgesLehmannIntervalOfAShiftIgnoresOneHiccup) {
+  // 5 vs 5, shift -10: the 25 differences run -14..-6 (counts 1,2,3,4,5,4,3,2,1);
+  // k = floor(12.5 - 1.96·4.787 - 0.5) = 2: the 3rd smallest and 3rd largest.
+  const Interval d = hodges_lehmann_ci({1, 2, 3, 4, 5}, {11, 12, 13, 14, 15});
+  EXPECT_EQ(d.lo, -13);
+  EXPECT_EQ(d.hi, -7);
+  // A 5% drop against a baseline with one 50% hiccup: Welch's interval is
+  // widened by the hiccup, this one is not.
+  Rng g(8);
+  std::vector<double> a, b;
+  for (int i = 0; i < 30; ++i) a.push_back(950 * (1 + 0.01 * g.normal()));
+  for (int i = 0; i < 29; ++i) b.push_back(1000 * (1 + 0.01 * g.normal()));
+  b.push_back(500);
+  const Interval hl = hodges_lehmann_ci(a, b);
+  const Interval w = welch_difference_ci(30, mean_of(a), sample_sd(a), 30, mean_of(b), sample_sd(b));
+  EXPECT_LT(hl.hi, -40);
+  EXPECT_GT(hl.lo, -60);
+  EXPECT_GT(w.hi - w.lo, 3 * (hl.hi - hl.lo));
+  EXPECT_FALSE(hodges_lehmann_ci({1, 2}, {3, 4}).valid());  // too few values for 95%
+  EXPECT_FALSE(hodges_lehmann_ci({}, {3, 4}).valid());
+}
+
+TEST(Intervals, AgainstMarginIsBeyondOrWithinOnlyWhenTheIntervalIsClearOfTheEdge) {
+  EXPECT_EQ(against_margin({5.5, 9}, 5), MarginVerdict::beyond);
+  EXPECT_EQ(against_margin({-9, -5.1}, 5), MarginVerdict::beyond);
+  EXPECT_EQ(against_margin({-4, 4.9}, 5), MarginVerdict::within);
+  EXPECT_EQ(against_margin({-5, 5}, 5), MarginVerdict::within);
+  EXPECT_EQ(against_margin({1, 8}, 5), MarginVerdict::undecided);    // straddles +5
+  EXPECT_EQ(against_margin({-8, -2}, 5), MarginVerdict::undecided);  // straddles -5
+  EXPECT_EQ(against_margin({-8, 8}, 5), MarginVerdict::undecided);   // wider than the margin
+  EXPECT_EQ(against_margin(no_interval(), 5), MarginVerdict::undecided);
+  EXPECT_EQ(against_margin({1, 2}, NAN), MarginVerdict::undecided);
+  EXPECT_EQ(against_margin({1, 2}, -1), MarginVerdict::undecided);
+  EXPECT_STREQ(margin_verdict_name(MarginVerdict::beyond), "beyond");
+  EXPECT_STREQ(margin_verdict_name(MarginVerdict::within), "within");
+  EXPECT_STREQ(margin_verdict_name(MarginVerdict::undecided), "undecided");
+  // The gap to the margin's edge decides: |3% - 5%| and |-7% + 5%| are both 2%.
+  // Normal quantiles: 2 (1.96 + 0.84)^2 (0.05/0.02)^2 = 98.1 -> 99; with t
+  // at df 196: 2 (1.9721 + 0.8433)^2 6.25 = 99.1 -> 100.
+  EXPECT_EQ(runs_to_decide_margin(0.05, 0.03, 0.05), 100);
+  EXPECT_EQ(runs_to_decide_margin(0.05, -0.07, 0.05), 100);
+  EXPECT_TRUE(std::isnan(runs_to_decide_margin(0.05, 0.05, 0.05)));  // on the edge: no number of runs
+  EXPECT_TRUE(std::isnan(runs_to_decide_margin(NAN, 0.03, 0.05)));
+}
+
 TEST(Intervals, WelchDifferenceIntervalAgreesWithTheTest) {
   const std::vector<double> a = {1, 2, 3, 4, 5}, b = {2, 4, 6, 8, 10};
   const Interval d = welch_difference_ci(5, mean_of(a), sample_sd(a), 5, mean_of(b), sample_sd(b));

@@ -9,11 +9,9 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
-#include <thread>
 
 #include "launch/cgroups.hpp"
 #include "launch/interrupt.hpp"
@@ -23,10 +21,6 @@ extern char** environ;
 namespace milabench {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Everything a child needs, prepared before fork so the child only calls
 // async-signal-safe functions.
@@ -149,11 +143,12 @@ bool make_dirs(const std::string& path) {
 }
 
 std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const std::string& log_dir,
-                                    double kill_grace_s, double group_grace_s) {
+                                    double kill_grace_s, double group_grace_s, Clock& clock) {
+  auto since = [&clock](double t) { return clock.now() - t; };
   make_dirs(log_dir);
   std::vector<ProcessResult> res(specs.size());
   std::vector<pid_t> pids(specs.size(), -1);
-  std::vector<Clock::time_point> start(specs.size());
+  std::vector<double> start(specs.size());          // clock.now() at fork
   std::vector<double> term_at(specs.size(), -1.0);  // seconds since start when SIGTERM was sent
   std::vector<bool> killed(specs.size(), false);
   std::vector<double> group_stop_at(specs.size(), -1.0);  // seconds since start; -1 = no group member failed
@@ -168,7 +163,7 @@ std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const
     }
     res[i].log_path = log_path_for(log_dir, specs[i]);
     Prepared p = prepare(specs[i], res[i].log_path);
-    start[i] = Clock::now();
+    start[i] = clock.now();
     oom_before[i] = read_oom_kills(specs[i].isolation.oom_counter);
     pid_t pid = fork();
     if (pid == 0) child(p, specs[i].cpus, specs[i].isolation.set_affinity, self);
@@ -220,7 +215,7 @@ std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const
         ::kill(-pids[i], SIGKILL);
       }
     }
-    if (running > 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (running > 0) clock.sleep_for(0.02);
   }
   return res;
 }

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "sys/clock.hpp"
+
 namespace milabench {
 
 // How a child is confined, decided before launch (launch/isolation.hpp
@@ -62,9 +64,12 @@ std::string log_path_for(const std::string& log_dir, const ProcessSpec& s);
 // member of that group still running has group_grace_s to end by itself
 // (so it can record its own error), then gets SIGTERM and SIGKILL as above
 // and ProcessResult::stopped_for names the one that failed.
+// Timeouts, graces and ProcessResult::wall_s are read on `clock`, which
+// also paces the polling of the children (every 0.02 s).
 // Results are in spec order. Exec failure shows as exit code 127.
 std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const std::string& log_dir,
-                                    double kill_grace_s = 5.0, double group_grace_s = 10.0);
+                                    double kill_grace_s = 5.0, double group_grace_s = 10.0,
+                                    Clock& clock = steady_clock());
 
 // Runs `command` with /bin/sh -c, output inherited; returns its exit status
 // (128+signal when killed, -1 when it could not start).

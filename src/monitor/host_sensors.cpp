@@ -37,13 +37,17 @@ std::optional<ProcessReading> read_process(const std::string& proc_dir) {
   // Fields after the command name (which may hold spaces) start after the last ')'.
   auto close = stat.rfind(')');
   if (close == std::string::npos) return std::nullopt;
-  std::istringstream fields(stat.substr(close + 2));
+  std::istringstream fields(stat.substr(close + 1));
   std::vector<std::string> f;
   for (std::string w; fields >> w && f.size() < 15;) f.push_back(w);
   if (f.size() < 13) return std::nullopt;
+  char* end_u = nullptr;
+  char* end_s = nullptr;
+  const double utime = std::strtod(f[11].c_str(), &end_u), stime = std::strtod(f[12].c_str(), &end_s);
+  if (*end_u || *end_s) return std::nullopt;  // fields 14, 15 are not numbers: not a stat file
   static const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
   ProcessReading r;
-  r.cpu_time_s = (std::stod(f[11]) + std::stod(f[12])) / ticks;  // utime, stime (fields 14, 15)
+  r.cpu_time_s = (utime + stime) / ticks;  // utime, stime (fields 14, 15)
 
   std::ifstream status_in(proc_dir + "/status");
   std::stringstream ss;
@@ -82,7 +86,8 @@ std::vector<RaplDomain> find_rapl_packages(const std::string& powercap_root, std
     out.push_back(dom);
   }
   if (out.empty())
-    why_none = unreadable > 0 ? "RAPL energy_uj not readable (needs root)" : "no RAPL package domain under " + powercap_root;
+    why_none =
+        unreadable > 0 ? "RAPL energy_uj not readable (needs root)" : "no RAPL package domain under " + powercap_root;
   return out;
 }
 

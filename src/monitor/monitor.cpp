@@ -1,7 +1,6 @@
 #include "monitor/monitor.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -14,7 +13,6 @@ namespace milabench {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using json = nlohmann::json;
 
 // min/mean/max of a reading. A rate measured over an interval (CPU %, power) is
@@ -63,7 +61,7 @@ struct Monitor::State {
   std::optional<ProcessReading> proc_prev;
   Stat rss_mb, cpu_percent;
   double rss_peak_mb = 0.0;
-  Clock::time_point start, prev_t;
+  double start = 0.0, prev_t = 0.0;  // clock seconds
   int samples = 0;
   std::vector<std::string> notes;
 };
@@ -92,7 +90,8 @@ void Monitor::start() {
   s.rapl = find_rapl_packages(opt_.powercap_root, why);
   if (s.rapl.empty()) s.notes.push_back("cpu energy: " + why);
   s.rapl_j.assign(s.rapl.size(), 0.0);
-  s.start = Clock::now();
+  if (!opt_.clock) opt_.clock = &steady_clock();
+  s.start = opt_.clock->now();
   take_sample();
   running_ = true;
   stop_requested_ = false;
@@ -101,19 +100,18 @@ void Monitor::start() {
 
 void Monitor::loop() {
   std::unique_lock<std::mutex> lock(mu_);
-  auto period = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt_.interval_s));
-  auto next = Clock::now() + period;
-  while (!cv_.wait_until(lock, next, [this] { return stop_requested_; })) {
+  double next = st_->start + opt_.interval_s;  // samples fall at start + k·interval
+  while (!opt_.clock->wait_until(lock, cv_, next, [this] { return stop_requested_; })) {
     take_sample();
-    next += period;
+    next += opt_.interval_s;
   }
 }
 
 // Called with mu_ held.
 void Monitor::take_sample() {
   State& s = *st_;
-  auto now = Clock::now();
-  double dt = s.samples == 0 ? 0.0 : std::chrono::duration<double>(now - s.prev_t).count();
+  double now = opt_.clock->now();
+  double dt = s.samples == 0 ? 0.0 : now - s.prev_t;
   if (auto p = read_process(opt_.proc_dir)) {
     s.rss_mb.add(p->rss_mb);
     s.rss_peak_mb = std::max({s.rss_peak_mb, p->rss_peak_mb, p->rss_mb});
@@ -207,7 +205,7 @@ json Monitor::stop() {
   json monitor = {
       {"interval_s", opt_.interval_s},
       {"samples", s.samples},
-      {"duration_s", std::chrono::duration<double>(s.prev_t - s.start).count()},
+      {"duration_s", s.prev_t - s.start},
       {"process",
        {{"rss_mb", s.rss_mb.to_json()}, {"rss_peak_mb", s.rss_peak_mb}, {"cpu_percent", s.cpu_percent.to_json()}}},
       {"cpu_energy", cpu_domains},

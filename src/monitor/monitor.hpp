@@ -6,23 +6,25 @@
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "sys/clock.hpp"
 
 namespace milabench {
 
 class Nvml;
 
 struct MonitorOptions {
-  double interval_s = 1.0;                           // seconds between samples
-  std::vector<std::string> gpu_ids;                  // CUDA_VISIBLE_DEVICES entries to watch
-  bool gpu_ids_from_env = true;                      // ignore gpu_ids; use visible GPUs (env/NVML)
-  std::string proc_dir = "/proc/self";               // process to watch
-  std::string powercap_root = "/sys/class/powercap"; // RAPL
-  Nvml* nvml = nullptr;                              // nullptr = Nvml::instance()
+  double interval_s = 1.0;                            // seconds between samples
+  std::vector<std::string> gpu_ids;                   // CUDA_VISIBLE_DEVICES entries to watch
+  bool gpu_ids_from_env = true;                       // ignore gpu_ids; use visible GPUs (env/NVML)
+  std::string proc_dir = "/proc/self";                // process to watch
+  std::string powercap_root = "/sys/class/powercap";  // RAPL
+  Nvml* nvml = nullptr;                               // nullptr = Nvml::instance()
+  Clock* clock = nullptr;                             // paces the samples; nullptr = steady_clock()
 };
 
 class Monitor {

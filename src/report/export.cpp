@@ -109,6 +109,7 @@ std::string table_markdown(const ReportData& d) {
   out += fmt::format("\n**score**: {}", std::isfinite(d.score) ? fmt::format("{:.2f}", d.score) : "-");
   if (d.score_ci.valid())
     out += fmt::format(" (95% CI {:.2f} to {:.2f}: {})", d.score_ci.lo, d.score_ci.hi, md_field(d.score_ci_note));
+  if (!d.score_zero_why.empty()) out += " (" + md_field(d.score_zero_why) + ")";
   if (d.has_compare && std::isfinite(d.base_score))
     out += fmt::format(" · baseline {:.2f} · ratio {:.3f}", d.base_score, d.score_ratio);
   return out + "\n";

@@ -88,7 +88,9 @@ std::string headline(const ReportData& d, const std::string& title) {
   h += card("Score", "big", fixed(d.score, 2),
             d.score_ci.valid() ? "score 95% CI [" + fixed(d.score_ci.lo, 2) + ", " + fixed(d.score_ci.hi, 2) +
                                      "]</div><div class=\"small\">" + html_escape(d.score_ci_note)
-                               : html_escape(d.score_ci_note.empty() ? "no interval" : d.score_ci_note));
+                               : html_escape(!d.score_zero_why.empty() ? "score " + d.score_zero_why
+                                             : d.score_ci_note.empty() ? "no interval"
+                                                                       : d.score_ci_note));
   const std::string kinds = failure_kinds_text(d);
   h += card("Failure rate", "medium",
             fixed(d.failure_rate * 100, 1) + "% <span class=\"badge " +

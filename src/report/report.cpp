@@ -176,14 +176,15 @@ void print_report(const ReportData& d, std::ostream& out) {
   scores.push_back({"Failure rate", fmt::format("{:>9}% ({}) ({}/{}){}", cell(d.failure_rate * 100),
                                                 d.failure_pass ? "PASS" : "FAIL", cell(d.total_fail, 0),
                                                 cell(d.total_n, 0), kinds.empty() ? "" : "  by kind: " + kinds)});
-  scores.push_back({"Score", fmt::format("{:>10}", cell(d.score))});
+  auto why = [](const std::string& w) { return w.empty() ? std::string() : "  (" + terminal_safe(w) + ")"; };
+  scores.push_back({"Score", fmt::format("{:>10}{}", cell(d.score), why(d.score_zero_why))});
   if (d.score_ci.valid())
     scores.push_back(
         {"score 95% CI", fmt::format("[{}, {}] ({})", cell(d.score_ci.lo), cell(d.score_ci.hi), d.score_ci_note)});
   else if (!d.score_ci_note.empty())
     scores.push_back({"score 95% CI", d.score_ci_note});
   if (d.has_compare) {
-    scores.push_back({"Score (baseline)", fmt::format("{:>10}", cell(d.base_score))});
+    scores.push_back({"Score (baseline)", fmt::format("{:>10}{}", cell(d.base_score), why(d.base_score_zero_why))});
     scores.push_back({"Ratio", fmt::format("{:>10}", cell(d.score_ratio))});
     if (d.covered_tests < d.weighted_tests)
       scores.push_back({"common ratio", fmt::format("{:>10}  (over the {} weighted test(s) both sides have: score {} / "

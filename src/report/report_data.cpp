@@ -109,17 +109,34 @@ double weighted_score(const std::vector<ReportRow>& rows) {
 
 double suite_score(const std::map<std::string, double>& weights, const std::map<std::string, double>& perf) {
   double sw = 0, swl = 0;
+  bool zero = false;
   for (const auto& [name, w] : weights) {
     sw += w;
     auto it = perf.find(name);
-    if (it != perf.end() && std::isfinite(it->second) && it->second > 0) swl += w * std::log(it->second);
+    if (it == perf.end() || !std::isfinite(it->second)) continue;
+    if (it->second > 0)
+      swl += w * std::log(it->second);
+    else if (w > 0)
+      zero = true;
   }
-  return sw > 0 ? std::exp(swl / sw) : kNaN;
+  if (!(sw > 0)) return kNaN;
+  return zero ? 0.0 : std::exp(swl / sw);
+}
+
+std::string zero_score_reason(const std::vector<std::string>& zero_tests) {
+  if (zero_tests.empty()) return "";
+  std::string names;
+  for (const auto& t : zero_tests) names += (names.empty() ? "" : ", ") + t;
+  return fmt::format(
+      "0 because perf_adj is 0 for {} (std >= perf, or every run failed) and the original's report.py "
+      "takes log(0) = -inf",
+      names);
 }
 
 namespace {
 
-bool usable(double perf_adj) { return std::isfinite(perf_adj) && perf_adj > 0; }
+// A test has a result when its perf_adj is a number; 0 (clamped) counts, and zeroes the score.
+bool usable(double perf_adj) { return std::isfinite(perf_adj) && perf_adj >= 0; }
 
 // Coverage and the original's scores (ReportData's comments).
 void fill_scores(ReportData& d, const json& weights, const std::vector<ReportRow>& base_rows) {
@@ -144,10 +161,14 @@ void fill_scores(ReportData& d, const json& weights, const std::vector<ReportRow
       ++d.covered_tests;
     else
       d.missing_tests.push_back(name);
+    if (have && o->second == 0) d.zero_tests.push_back(name);
     auto b = base.find(name);
+    if (b != base.end() && usable(b->second) && b->second == 0 && d.has_compare) d.base_zero_tests.push_back(name);
     if (have && b != base.end() && usable(b->second)) common[name] = weight;
   }
   d.score = suite_score(w, ours);
+  d.score_zero_why = zero_score_reason(d.zero_tests);
+  d.base_score_zero_why = zero_score_reason(d.base_zero_tests);
   d.base_score = d.score_ratio = d.common_score = d.common_base_score = d.common_ratio = kNaN;
   if (!d.has_compare) return;
   d.base_score = suite_score(w, base);
@@ -211,6 +232,9 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
     d.score_ci = no_interval();
     d.score_ci_note =
         fmt::format("no interval: partial suite ({} of {} weighted tests)", d.covered_tests, d.weighted_tests);
+  } else if (!d.zero_tests.empty()) {
+    d.score_ci = no_interval();
+    d.score_ci_note = "no interval: the score is 0 (a perf_adj of 0)";
   }
   if (compare_gpus) {
     for (const auto& [name, entry] : summary.items()) {

@@ -87,9 +87,15 @@ struct ReportData {
   // keeps its weight in the denominator and adds nothing to the sum.
   double score = 0;
   double base_score = 0, score_ratio = 0;  // with compare, same rule on the baseline's side
+  // Weighted tests whose perf_adj is 0 (clamped: std >= perf): they have a
+  // result, and they make the original's score 0 (report.py takes
+  // log(0) = -inf). score_zero_why says so in one line ("" when none); the
+  // base_ fields are the same for the baseline's side.
+  std::vector<std::string> zero_tests, base_zero_tests;
+  std::string score_zero_why, base_score_zero_why;
   // Coverage: the weighted tests (weight > 0 in the weights file; without
   // one, every test of the summary and the baseline) and how many of them
-  // have a result here (a finite perf_adj > 0). covered < weighted: partial.
+  // have a result here (a finite perf_adj >= 0). covered < weighted: partial.
   int weighted_tests = 0, covered_tests = 0;
   std::vector<std::string> missing_tests;  // weighted tests without a result
   // With compare: scores over the weighted tests both sides have, weights
@@ -122,8 +128,9 @@ double weighted_score(const std::vector<ReportRow>& rows);
 
 // The original's score: exp(sum over `perf` entries of `weights`' tests with
 // a finite perf > 0 of w*log(perf) / sum of every weight in `weights`). A
-// test without a usable perf keeps its weight and adds 0. NaN when the
-// weights sum to 0.
+// test without a finite perf keeps its weight and adds 0; a test (weight
+// > 0) whose perf is 0 makes the score 0, as log(0) = -inf does in
+// report.py. NaN when the weights sum to 0.
 double suite_score(const std::map<std::string, double>& weights, const std::map<std::string, double>& perf);
 
 // Builds the report of `summary`, with the evidence of evidence.hpp beside
@@ -134,6 +141,10 @@ double suite_score(const std::map<std::string, double>& weights, const std::map<
 // Throws std::runtime_error when summary is not an object.
 ReportData build_report(const nlohmann::json& summary, const nlohmann::json& weights, const nlohmann::json& baseline,
                         double price, bool compare_gpus, const std::string& title, double margin_pct = NAN);
+
+// Why a score is 0: "0 because perf_adj is 0 for b (std >= perf, or every
+// run failed) and the original's report.py takes log(0) = -inf"; "" when `zero_tests` is empty.
+std::string zero_score_reason(const std::vector<std::string>& zero_tests);
 
 // "bad_input 1, timeout 2" (sorted by kind), "" when no failure has a kind.
 std::string failure_kinds_text(const ReportData& d);

@@ -1,7 +1,6 @@
 // Downloader against a local HTTP server: hash check, resume, faults.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -211,19 +210,17 @@ TEST_F(DownloadTest, ExistingFileWithWrongHashIsReportedNotReplaced) {
   EXPECT_TRUE(server_.requests().empty());
 }
 
-TEST_F(DownloadTest, StalledServerIsAbandonedWithinTheStallLimit) {
-  // Headers, then silence. (After a burst of data libcurl averages speed over
-  // a few seconds, so mid-body stalls are caught a few seconds later than
-  // stall_timeout_s; fine against the 60 s default.)
+// The server sends the headers, then nothing, and never hangs up on its own:
+// the download can only end because the downloader gave up on the stall.
+TEST_F(DownloadTest, StalledServerIsAbandonedByTheStallLimit) {
   Route r{body_, 0};
-  r.stall_ms = 2500;
+  r.stall = true;
   server_.add("/f.bin", r);
   opts_.stall_timeout_s = 1;
-  auto t0 = std::chrono::steady_clock::now();
+  opts_.max_time_s = 600;  // not the overall limit either
   auto res = download_file({server_.url("/f.bin"), sha256_hex(body_), body_.size()}, dest(), opts_);
-  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ASSERT_FALSE(res.ok);
-  EXPECT_LT(took, 2.3) << took;  // gave up on its own, before the server closed
   EXPECT_NE(res.error.find(server_.url("/f.bin")), std::string::npos) << res.error;
+  EXPECT_NE(res.error.find("too slow"), std::string::npos) << "not a stall: " << res.error;
   EXPECT_FALSE(fs::exists(dest()));
 }

@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <stdlib.h>
 
 #include <fstream>
 #include <sstream>
 
 #include "devices/gpu_ids.hpp"
+#include "driven_wave.hpp"
 #include "launch/devices.hpp"
 #include "launch/process.hpp"
 #include "scratch_dir.hpp"
@@ -40,32 +42,54 @@ TEST(Launch, ExitCodeAndLog) {
   EXPECT_EQ(milabench::test::read_text(r[0].log_path), "hello\nworld\n");
 }
 
+// Time stands still (FakeClock) until the test moves it past the timeout:
+// the wave sends SIGTERM to the whole process group then, and not before.
 TEST(Launch, TimeoutKillsGroup) {
   auto dir = tmpdir();
-  auto s = sh("sleep 30 & sleep 30; exit 0", "t.sleep");
+  auto s =
+      sh("sleep 30 & echo $! > " + dir + "/bg.tmp; mv " + dir + "/bg.tmp " + dir + "/bg; sleep 30; exit 0", "t.sleep");
   s.timeout_s = 0.3;
-  auto r = run_wave({s}, dir, 1.0);
+  test::DrivenWave wave({s}, dir, 1.0, 10.0);
+  ASSERT_TRUE(test::wait_for_file(dir + "/bg"));
+  wave.advance(0.29);
+  EXPECT_FALSE(wave.finished()) << "stopped before its timeout";
+  wave.advance(0.02);
+  auto r = wave.results();  // time frozen at 0.31 s: the kill grace never runs out
   EXPECT_TRUE(r[0].timed_out);
   EXPECT_EQ(r[0].signal, SIGTERM);
-  EXPECT_LT(r[0].wall_s, 5.0);
+  EXPECT_DOUBLE_EQ(r[0].wall_s, 0.31);
+  EXPECT_TRUE(test::wait_until_ended(test::read_pid(dir + "/bg"))) << "the background sleep of the group survived";
 }
 
+// A child that ignores SIGTERM gets SIGKILL once the kill grace has passed.
 TEST(Launch, TimeoutEscalatesToKill) {
   auto dir = tmpdir();
-  auto s = sh("trap '' TERM; sleep 2; sleep 2; sleep 2", "t.stubborn");
+  auto s = sh("trap '' TERM; touch " + dir + "/ready; sleep 30; sleep 30", "t.stubborn");
   s.timeout_s = 0.2;
-  auto r = run_wave({s}, dir, 0.3);
+  test::DrivenWave wave({s}, dir, 0.3, 10.0);
+  ASSERT_TRUE(test::wait_for_file(dir + "/ready"));
+  wave.advance(0.25);  // SIGTERM, ignored
+  wave.advance(0.2);   // 0.2 s of the 0.3 s grace
+  EXPECT_FALSE(wave.finished()) << "killed before the grace ran out";
+  wave.advance(0.2);
+  auto r = wave.results();
   EXPECT_TRUE(r[0].timed_out);
   EXPECT_EQ(r[0].signal, SIGKILL);
+  EXPECT_DOUBLE_EQ(r[0].wall_s, 0.65);
 }
 
+// All processes of a wave run at once: each waits for the other two to
+// have started (it would wait in vain, and fail, were they run in turn).
 TEST(Launch, ParallelInOneWave) {
   auto dir = tmpdir();
-  auto r = run_wave({sh("sleep 0.5", "a"), sh("sleep 0.5", "b"), sh("sleep 0.5", "c")}, dir);
-  for (const auto& x : r) {
-    EXPECT_TRUE(x.ok());
-    EXPECT_LT(x.wall_s, 1.4);
+  std::string barrier = "touch " + dir + "/started.$0; for i in $(seq 6000); do [ $(ls " + dir +
+                        " | grep -c started) = 3 ] && exit 0; sleep 0.01; done; exit 1";
+  std::vector<ProcessSpec> specs;
+  for (std::string n : {"a", "b", "c"}) {
+    specs.push_back(sh(barrier, n));
+    specs.back().argv.push_back(n);  // $0
   }
+  for (const auto& x : run_wave(specs, dir + "/logs")) EXPECT_TRUE(x.ok()) << x.exit_code;
 }
 
 TEST(Launch, AffinityAndThreadEnv) {
@@ -119,37 +143,49 @@ TEST(Devices, PartitionCpus) {
 }
 
 // Ranks of one data-parallel run: one dies, the survivor (blocked, as a rank
-// waiting for a dead peer would be) is stopped after the group grace and says
-// who got it stopped; a process outside the group is left alone.
+// waiting for a dead peer would be) is stopped once the group grace has
+// passed and says who got it stopped; a process outside the group is left
+// alone.
 TEST(Launch, AFailedGroupMemberStopsTheRestOfItsGroupOnly) {
   auto dir = tmpdir();
   auto rank0 = sh("sleep 30", "t.g");
-  auto rank1 = sh("sleep 0.2; kill -KILL $$", "t.g");
+  auto rank1 = sh("echo $$ > " + dir + "/p.tmp; mv " + dir + "/p.tmp " + dir + "/rank1.pid; kill -KILL $$", "t.g");
   rank1.job_id = "0-rank1";
-  auto other = sh("sleep 1.5", "t.other");
+  auto other = sh("for i in $(seq 6000); do [ -e " + dir + "/go ] && exit 0; sleep 0.01; done; exit 1", "t.other");
   rank0.group = rank1.group = "t.g.J0";
-  auto r = run_wave({rank0, rank1, other}, dir, 1.0, 0.5);
+  test::DrivenWave wave({rank0, rank1, other}, dir, 1.0, 0.5);
+  ASSERT_TRUE(test::wait_for_file(dir + "/rank1.pid"));
+  pid_t pid1 = test::read_pid(dir + "/rank1.pid");
+  while (::kill(pid1, 0) == 0) ::usleep(1000);  // gone (not a zombie) once the wave has reaped it
+  wave.advance(0.0);                            // ... and marked its group
+  wave.advance(0.49);
+  EXPECT_FALSE(wave.finished()) << "stopped before the group grace ran out";
+  wave.advance(0.02);  // rank0 gets SIGTERM now
+  std::ofstream(dir + "/go");
+  auto r = wave.results();
   EXPECT_EQ(r[1].signal, SIGKILL);
   EXPECT_EQ(r[1].stopped_for, -1);
   EXPECT_EQ(r[0].stopped_for, 1);
   EXPECT_EQ(r[0].signal, SIGTERM);
   EXPECT_FALSE(r[0].ok());
-  EXPECT_LT(r[0].wall_s, 10.0);  // not the 30 s it would have slept
+  EXPECT_DOUBLE_EQ(r[0].wall_s, 0.51);
   EXPECT_TRUE(r[2].ok()) << "outside the group: runs to its end";
 }
 
 // A group whose members all succeed is not disturbed; a member that fails on
-// its own within the grace keeps its own outcome.
+// its own within the grace keeps its own outcome. (Time stands still: the
+// grace never runs out.)
 TEST(Launch, GroupMembersThatEndWithinTheGraceKeepTheirOwnOutcome) {
   auto dir = tmpdir();
-  auto a = sh("sleep 0.1; exit 3", "t.h");
-  auto b = sh("sleep 0.4; exit 4", "t.h");
+  auto a = sh("exit 3", "t.h");
+  auto b = sh("exit 4", "t.h");
   b.job_id = "0-rank1";
   a.group = b.group = "t.h.J0";
-  auto r = run_wave({a, b}, dir, 1.0, 5.0);
+  auto r = test::DrivenWave({a, b}, dir, 1.0, 5.0).results();
   EXPECT_EQ(r[0].exit_code, 3);
   EXPECT_EQ(r[1].exit_code, 4);
+  EXPECT_EQ(r[0].stopped_for, -1);
   EXPECT_EQ(r[1].stopped_for, -1);
-  auto ok = run_wave({sh("exit 0", "t.i"), sh("sleep 0.2", "t.i")}, dir, 1.0, 0.1);
+  auto ok = test::DrivenWave({sh("exit 0", "t.i"), sh("exit 0", "t.i")}, dir, 1.0, 0.1).results();
   EXPECT_TRUE(ok[0].ok() && ok[1].ok());
 }

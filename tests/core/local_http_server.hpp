@@ -1,7 +1,8 @@
 // A tiny HTTP/1.1 server on 127.0.0.1 (ephemeral port) for download tests.
 // One connection at a time, "Connection: close" after every response.
 // Supports GET, "Range: bytes=N-" (206 / 416), and faults: drop the
-// connection after N body bytes, ignore Range, answer a fixed error status.
+// connection after N body bytes (or stall there), ignore Range, answer a
+// fixed error status.
 // Every socket operation is bounded by a 5 s timeout; the destructor stops
 // the thread. Header-only so the test glob (tests/core/*_test.cpp) needs no
 // extra source file.
@@ -26,11 +27,11 @@ namespace milabench::testing {
 
 struct Route {
   std::string body;
-  long drop_after = -1;    // close the connection after this many body bytes (-1: never)
-  int drops = 1;           // how many responses are cut this way (then served whole)
-  bool honor_range = true; // false: answer 200 with the whole body even to Range requests
-  int status = 200;        // != 200: answer this status with a short text body
-  int stall_ms = 0;        // with drop_after: stay silent this long before closing (a stalled peer)
+  long drop_after = -1;     // close the connection after this many body bytes (-1: never)
+  int drops = 1;            // how many responses are cut this way (then served whole)
+  bool honor_range = true;  // false: answer 200 with the whole body even to Range requests
+  int status = 200;         // != 200: answer this status with a short text body
+  bool stall = false;       // with drop_after: then stay silent until the client hangs up (a stalled peer; 60 s cap)
 };
 
 struct RequestLog {
@@ -138,8 +139,9 @@ class LocalHttpServer {
     if (!found || route.status != 200) {
       int status = found ? route.status : 404;
       std::string msg = "error " + std::to_string(status) + "\n";
-      std::string resp = "HTTP/1.1 " + std::to_string(status) + " Error\r\nContent-Length: " +
-                         std::to_string(msg.size()) + "\r\nConnection: close\r\n\r\n" + msg;
+      std::string resp = "HTTP/1.1 " + std::to_string(status) +
+                         " Error\r\nContent-Length: " + std::to_string(msg.size()) + "\r\nConnection: close\r\n\r\n" +
+                         msg;
       send_all(c, resp.data(), resp.size());
       return;
     }
@@ -164,7 +166,20 @@ class LocalHttpServer {
     if (!send_all(c, resp.data(), resp.size())) return;
     std::size_t send_n = cut ? std::min<std::size_t>(n, static_cast<std::size_t>(route.drop_after)) : n;
     send_all(c, body.data() + start, send_n);
-    if (cut && route.stall_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(route.stall_ms));
+    if (cut && route.stall) wait_for_hangup(c);
+  }
+
+  // Returns when the client closed its end of `c`, on a socket error, when
+  // the server stops, or after 60 s (then the client sees a closed
+  // connection, not a stall: only a client that never gives up meets it).
+  void wait_for_hangup(int c) {
+    char buf[256];
+    for (int i = 0; i < 1200 && !stop_; ++i) {
+      pollfd p{c, POLLIN, 0};
+      int n = ::poll(&p, 1, 50);
+      if (n < 0) return;
+      if (n > 0 && ::recv(c, buf, sizeof buf, 0) <= 0) return;
+    }
   }
 
   int fd_ = -1;

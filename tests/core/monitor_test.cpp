@@ -1,8 +1,10 @@
 // Telemetry: the monitor thread's process, RAPL and GPU (NVML) readings.
-#include <gtest/gtest.h>
+#include "monitor/monitor.hpp"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstring>
@@ -10,11 +12,11 @@
 #include <thread>
 #include <vector>
 
-#include "scratch_dir.hpp"
 #include "devices/gpu_ids.hpp"
-#include "monitor/host_sensors.hpp"
-#include "monitor/monitor.hpp"
 #include "devices/nvml.hpp"
+#include "monitor/host_sensors.hpp"
+#include "scratch_dir.hpp"
+#include "sys/fake_clock.hpp"
 
 using namespace milabench;
 
@@ -24,13 +26,20 @@ std::string tmpdir() { return milabench::test::scratch_dir("monitor_test"); }
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-// Keeps one CPU busy for `s` seconds; returns a value so it is not optimised out.
-double burn(double s) {
-  auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(s);
-  double x = 0;
-  while (std::chrono::steady_clock::now() < end)
-    for (int i = 0; i < 10000; ++i) x += i * 1e-9;
-  return x;
+// A /proc/<pid> stand-in: `cpu_s` seconds of CPU time (split between utime
+// and stime), resident and peak memory in MiB.
+void write_proc(const std::string& dir, double cpu_s, int rss_mb, int peak_mb) {
+  long ticks = static_cast<long>(cpu_s * static_cast<double>(sysconf(_SC_CLK_TCK)) + 0.5);
+  put(dir + "/stat", "42 (a name) S 1 42 42 0 -1 0 0 0 0 0 " + std::to_string(ticks - ticks / 2) + " " +
+                         std::to_string(ticks / 2) + " 0 0 20 0 1 0\n");
+  put(dir + "/status", "Name:\ta name\nVmHWM:\t" + std::to_string(peak_mb * 1024) + " kB\nVmRSS:\t" +
+                           std::to_string(rss_mb * 1024) + " kB\n");
+}
+
+// Waits until the monitor has taken `n` samples (60 s cap, reached only by a broken test).
+bool wait_for_samples(const Monitor& m, int n) {
+  for (int i = 0; i < 60000 && m.samples() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return m.samples() == n;
 }
 
 Nvml& fake_nvml() {
@@ -40,38 +49,61 @@ Nvml& fake_nvml() {
 
 }  // namespace
 
+// One sample at start, one per interval of the (fake) clock, one at stop.
+// CPU utilisation is weighted by the interval it covers, so its mean times
+// the duration is the CPU time the process used.
 TEST(Monitor, SamplesProcessMemoryAndCpuUse) {
+  auto proc = tmpdir();
+  write_proc(proc, 1.0, 100, 120);
+  FakeClock clock;
   MonitorOptions o;
-  o.interval_s = 0.05;
+  o.interval_s = 0.5;
   o.gpu_ids_from_env = false;
+  o.proc_dir = proc;
   o.powercap_root = tmpdir() + "/none";
+  o.clock = &clock;
   Monitor m(o);
-  double cpu_before = read_process()->cpu_time_s;
   m.start();
-  std::vector<char> block(64 << 20);
-  for (std::size_t i = 0; i < block.size(); i += 4096) block[i] = 1;
-  volatile double sink = burn(0.5);
-  (void)sink;
+  ASSERT_EQ(m.samples(), 1);
+  write_proc(proc, 1.5, 300, 300);  // 0.5 s of CPU in 0.5 s: 100 %
+  clock.advance(0.4);
+  clock.settle();
+  EXPECT_EQ(m.samples(), 1) << "sampled before its interval";
+  clock.advance(0.1);
+  ASSERT_TRUE(wait_for_samples(m, 2));
+  write_proc(proc, 2.5, 200, 300);  // 1 s of CPU in 0.5 s: 200 %
+  clock.advance(0.5);
+  ASSERT_TRUE(wait_for_samples(m, 3));
   auto j = m.stop();
-  double cpu_after = read_process()->cpu_time_s;
-  EXPECT_GE(j["monitor"]["samples"].get<int>(), 6);
+  EXPECT_EQ(j["monitor"]["samples"].get<int>(), 4);
+  EXPECT_DOUBLE_EQ(j["monitor"]["duration_s"].get<double>(), 1.0);
   auto p = j["monitor"]["process"];
-  EXPECT_GE(p["rss_peak_mb"].get<double>(), 64.0);
-  EXPECT_LT(p["rss_peak_mb"].get<double>(), 4096.0);
-  EXPECT_GT(p["rss_mb"]["max"].get<double>(), 60.0);
-  // One thread spinning: never more than all CPUs, and the time-weighted
-  // utilisation over the run adds up to the CPU time the process really used
-  // (the slack covers the moments before the first and after the last sample
-  // and the 10 ms tick of /proc; an uneven sample spacing must not matter).
-  EXPECT_GT(p["cpu_percent"]["max"].get<double>(), 5.0);
-  EXPECT_LT(p["cpu_percent"]["max"].get<double>(), 100.0 * std::thread::hardware_concurrency() + 30.0);
-  double used = cpu_after - cpu_before;
-  double estimated = p["cpu_percent"]["mean"].get<double>() / 100.0 * j["monitor"]["duration_s"].get<double>();
-  EXPECT_NEAR(estimated, used, 0.1 * used + 0.05) << "cpu time used " << used;
+  EXPECT_DOUBLE_EQ(p["rss_peak_mb"].get<double>(), 300.0);
+  EXPECT_DOUBLE_EQ(p["rss_mb"]["min"].get<double>(), 100.0);
+  EXPECT_DOUBLE_EQ(p["rss_mb"]["max"].get<double>(), 300.0);
+  EXPECT_NEAR(p["cpu_percent"]["min"].get<double>(), 100.0, 1e-6);
+  EXPECT_NEAR(p["cpu_percent"]["max"].get<double>(), 200.0, 1e-6);
+  EXPECT_NEAR(p["cpu_percent"]["mean"].get<double>() / 100.0 * j["monitor"]["duration_s"].get<double>(), 1.5, 1e-6);
   EXPECT_TRUE(j["gpu_monitor"].empty());
   EXPECT_FALSE(j["monitor"]["power_measured"].get<bool>());
   EXPECT_TRUE(j["monitor"]["cpu_energy_j"].is_null());
   EXPECT_EQ(m.stop(), nlohmann::json::object());  // second stop: nothing more
+}
+
+// The real /proc/self: memory this process touched shows in its resident set.
+TEST(HostSensors, ReadsThisProcessMemoryAndCpuTime) {
+  std::vector<char> block(64 << 20);
+  for (std::size_t i = 0; i < block.size(); i += 4096) block[i] = 1;
+  auto r = read_process();
+  ASSERT_TRUE(r);
+  EXPECT_GE(r->rss_mb, 64.0);
+  EXPECT_GE(r->rss_peak_mb, r->rss_mb);
+  EXPECT_GE(r->cpu_time_s, 0.0);
+  EXPECT_EQ(block[4096], 1);
+  auto dir = tmpdir();
+  put(dir + "/stat", "42 (no fields after the name)\n");
+  EXPECT_FALSE(read_process(dir).has_value());
+  EXPECT_FALSE(read_process(dir + "/missing").has_value());
 }
 
 TEST(Monitor, CpuPackageEnergyFromRaplCounters) {
@@ -84,21 +116,24 @@ TEST(Monitor, CpuPackageEnergyFromRaplCounters) {
   put(pkg + "/energy_uj", "1000000\n");
   put(root + "/intel-rapl:0:0/name", "core\n");
   put(root + "/intel-rapl:0:0/energy_uj", "5\n");
+  FakeClock clock;
   MonitorOptions o;
   o.interval_s = 0.02;
   o.gpu_ids_from_env = false;
   o.powercap_root = root;
+  o.clock = &clock;
   Monitor m(o);
   m.start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(60));
   put(pkg + "/energy_uj", "3500000\n");  // +2.5 J
-  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  clock.advance(0.02);
+  ASSERT_TRUE(wait_for_samples(m, 2));
   auto j = m.stop()["monitor"];
   EXPECT_DOUBLE_EQ(j["cpu_energy_j"].get<double>(), 2.5);
   EXPECT_DOUBLE_EQ(j["cpu_energy"]["package-0"].get<double>(), 2.5);
   EXPECT_EQ(j["cpu_energy"].size(), 1u);
   EXPECT_TRUE(j["power_measured"].get<bool>());
-  EXPECT_GT(j["cpu_power_w"]["max"].get<double>(), 0.0);
+  EXPECT_NEAR(j["cpu_power_w"]["max"].get<double>(), 125.0, 1e-6);  // 2.5 J in 0.02 s
+  EXPECT_NEAR(j["cpu_power_w"]["mean"].get<double>(), 125.0, 1e-6);
 }
 
 TEST(Monitor, RaplCounterWrapIsCorrected) {
@@ -146,15 +181,20 @@ TEST(Nvml, BindsTheLibraryAndReadsDevices) {
 }
 
 TEST(Monitor, GpuMonitorHasOriginalKeysPlusPowerAndEnergy) {
+  FakeClock clock;
   MonitorOptions o;
   o.interval_s = 0.02;
   o.gpu_ids_from_env = false;
   o.gpu_ids = {"1"};
   o.nvml = &fake_nvml();
   o.powercap_root = "/nonexistent";
+  o.clock = &clock;
   Monitor m(o);
   m.start();
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  for (int k = 2; k <= 4; ++k) {
+    clock.advance(0.02);
+    ASSERT_TRUE(wait_for_samples(m, k));
+  }
   auto j = m.stop();
   ASSERT_EQ(j["gpu_monitor"].size(), 1u);
   auto g = j["gpu_monitor"]["1"];
@@ -164,9 +204,8 @@ TEST(Monitor, GpuMonitorHasOriginalKeysPlusPowerAndEnergy) {
   EXPECT_DOUBLE_EQ(g["temperature"]["min"].get<double>(), 61.0);
   EXPECT_DOUBLE_EQ(g["power_w"]["mean"].get<double>(), 250.0);
   EXPECT_DOUBLE_EQ(g["sm_clock_mhz"]["max"].get<double>(), 1980.0);
-  int samples = j["monitor"]["samples"].get<int>();
-  EXPECT_GE(samples, 3);
-  EXPECT_NEAR(g["energy_j"].get<double>(), 1.5 * (samples - 1), 1e-9);  // counter difference
+  EXPECT_EQ(j["monitor"]["samples"].get<int>(), 5);
+  EXPECT_NEAR(g["energy_j"].get<double>(), 1.5 * 4, 1e-9);  // counter difference: 1.5 J per query
   EXPECT_EQ(g["throttle_reasons"], nlohmann::json::array({"sw_power_cap"}));
   EXPECT_TRUE(j["monitor"]["power_measured"].get<bool>());
   EXPECT_DOUBLE_EQ(j["monitor"]["energy_j"].get<double>(), g["energy_j"].get<double>());

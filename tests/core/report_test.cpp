@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "report/export.hpp"
 #include "report/html.hpp"
 #include "report/report.hpp"
 #include "report/summary.hpp"
@@ -28,6 +29,14 @@ json result(const std::string& name, const json& job_id, const json& device, std
   return test::result_record(name, job_id, device, rates, success);
 }
 void write(const fs::path& p, const json& j) { test::write_json(p, j); }
+
+// The line of `text` that starts with `label`, "" when none.
+std::string line_of(const std::string& text, const std::string& label) {
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(label, 0) == 0) return line;
+  return "";
+}
 
 std::vector<double> ramp(int n, double base = 0) {
   std::vector<double> v;
@@ -249,4 +258,57 @@ TEST(Report, SummaryThenReportFromDirectoryWithHtml) {
   EXPECT_LE(std::count(pts.begin(), pts.end(), ','), 501);
   EXPECT_EQ(std::string(html_escape("<a href='x'>&\"")), "&lt;a href=&#39;x&#39;&gt;&amp;&quot;");
   fs::remove_all(d);
+}
+
+// The original's report.py takes np.log(perf_adj): a test whose perf_adj is
+// clamped to 0 (std >= perf) makes the score exp(-inf) = 0. It has a result
+// (not missing), and the report says which test zeroed the score and why.
+TEST(Score, AClampedPerfAdjMakesTheOriginalsScoreZero) {
+  json s = {{"s.a", {{"n", 2}, {"failures", 0}, {"train", {{"mean", 1000.0}, {"std", 50.0}}}}},
+            {"s.b", {{"n", 2}, {"failures", 0}, {"train", {{"mean", 200.0}, {"std", 300.0}}}}}};
+  json w = {{"s.a", {{"weight", 1}}}, {"s.b", {{"weight", 1}}}};
+  ReportData d = build_report(s, w, json(), 0, false, "");
+  EXPECT_DOUBLE_EQ(d.rows[1].perf_adj, 0.0);
+  EXPECT_EQ(d.score, 0.0) << "was sqrt(950) = 30.82 when the clamped test counted as missing";
+  EXPECT_EQ(d.covered_tests, 2);
+  EXPECT_TRUE(d.missing_tests.empty());
+  EXPECT_EQ(d.zero_tests, std::vector<std::string>{"s.b"});
+  EXPECT_FALSE(d.score_ci.valid());
+  std::ostringstream out;
+  print_report(d, out);
+  EXPECT_EQ(out.str().find("PARTIAL SUITE"), std::string::npos) << out.str();
+  std::string score = line_of(out.str(), "Score:");
+  EXPECT_NE(score.find(" 0.00  (0 because perf_adj is 0 for s.b (std >= perf"), std::string::npos) << out.str();
+  EXPECT_NE(score.find("takes log(0) = -inf)"), std::string::npos) << score;
+  EXPECT_NE(render_html(d, nullptr).find("score 0 because perf_adj is 0 for s.b"), std::string::npos);
+  EXPECT_NE(table_markdown(d).find("**score**: 0.00 (0 because perf_adj is 0 for s.b"), std::string::npos);
+
+  // A clamped test of weight 0 is outside the score, as in report.py (0 * -inf is NaN, which its sum skips).
+  json w0 = {{"s.a", {{"weight", 1}}}, {"s.b", {{"weight", 0}}}};
+  ReportData d0 = build_report(s, w0, json(), 0, false, "");
+  EXPECT_DOUBLE_EQ(d0.score, 950.0);
+  EXPECT_TRUE(d0.zero_tests.empty());
+  EXPECT_TRUE(d0.score_zero_why.empty());
+
+  // The baseline's side follows the same rule (perf_base_adj = perf - min(std, perf)).
+  json good = {{"s.a", {{"n", 2}, {"failures", 0}, {"train", {{"mean", 400.0}, {"std", 0.0}}}}},
+               {"s.b", {{"n", 2}, {"failures", 0}, {"train", {{"mean", 100.0}, {"std", 0.0}}}}}};
+  ReportData c = build_report(good, w, s, 0, false, "");
+  EXPECT_DOUBLE_EQ(c.score, 200.0);
+  EXPECT_EQ(c.base_score, 0.0);
+  EXPECT_EQ(c.base_zero_tests, std::vector<std::string>{"s.b"});
+  std::ostringstream cout_;
+  print_report(c, cout_);
+  EXPECT_NE(line_of(cout_.str(), "Score (baseline):").find(" 0.00  (0 because perf_adj is 0 for s.b"),
+            std::string::npos)
+      << cout_.str();
+  EXPECT_TRUE(c.score_zero_why.empty());
+}
+
+TEST(Score, SuiteScoreKeepsAMissingTestsWeightAndZeroesOnAZero) {
+  std::map<std::string, double> w = {{"a", 1}, {"b", 1}};
+  EXPECT_DOUBLE_EQ(suite_score(w, {{"a", 100.0}}), 10.0);  // b missing: exp(log(100) / 2)
+  EXPECT_DOUBLE_EQ(suite_score(w, {{"a", 100.0}, {"b", NAN}}), 10.0);
+  EXPECT_EQ(suite_score(w, {{"a", 100.0}, {"b", 0.0}}), 0.0);
+  EXPECT_TRUE(std::isnan(suite_score({}, {{"a", 1.0}})));
 }

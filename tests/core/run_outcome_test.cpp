@@ -6,11 +6,10 @@
 #include <signal.h>
 #include <sys/stat.h>
 
-#include <chrono>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
+#include "driven_wave.hpp"
 #include "launch/interrupt.hpp"
 #include "launch/process.hpp"
 #include "scratch_dir.hpp"
@@ -107,30 +106,29 @@ TEST(RunOutcome, ParkedResultsGoBackToTheirFolder) {
   unsetenv("TMPDIR");
 }
 
+// Once both children run, SIGINT to the orchestrator stops them with
+// SIGTERM at once; time stands still (FakeClock), so neither a timeout nor
+// the kill grace can be what ended them.
 TEST(RunOutcome, AnInterruptStopsEveryChildOfTheWave) {
   std::string d = test::scratch_dir("outcome");
   install_interrupt_handlers();
   std::vector<ProcessSpec> specs(2);
   for (int i = 0; i < 2; ++i) {
-    specs[i].argv = {"sleep", "30"};
+    specs[i].argv = {"sh", "-c", "touch " + d + "/started." + std::to_string(i) + "; exec sleep 30"};
     specs[i].name = "t.sleep";
     specs[i].job_id = "0." + std::to_string(i);
   }
-  std::thread signaller([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    ::kill(::getpid(), SIGINT);
-  });
-  auto t0 = std::chrono::steady_clock::now();
-  auto res = run_wave(specs, d + "/logs", 1.0);
-  signaller.join();
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  test::DrivenWave wave(specs, d + "/logs", 1.0, 10.0);
+  ASSERT_TRUE(test::wait_for_file(d + "/started.0") && test::wait_for_file(d + "/started.1"));
+  ::kill(::getpid(), SIGINT);
+  auto res = wave.results();
   EXPECT_EQ(interrupt_signal(), SIGINT);
   reset_interrupt();
-  EXPECT_LT(secs, 10.0);
   for (const auto& r : res) {
     EXPECT_TRUE(r.interrupted);
     EXPECT_EQ(r.signal, SIGTERM);
     EXPECT_EQ(failure_kind(r), "interrupted");
+    EXPECT_DOUBLE_EQ(r.wall_s, 0.0);
   }
 }
 

@@ -20,6 +20,10 @@ marker="$work"  # in every child's command line (its -o), to find leftovers
 count() { ls "$1"/$2 2>/dev/null | wc -l; }
 kind() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['failure_kind'])" "$1"; }
 leftovers() { pgrep -f "$marker" | grep -v "^$$\$" || true; }
+# Conditions, polled (cap 60 s, reached only when the condition never holds):
+# at least N runs of the suite are running; none is left.
+runs_started() { for _ in $(seq 600); do [ "$(leftovers | wc -l)" -ge "$1" ] && return 0; sleep 0.1; done; return 1; }
+none_left() { for _ in $(seq 600); do [ -z "$(leftovers)" ] && return 0; sleep 0.1; done; return 1; }
 # A suite where every run is unique per (test, job id), so duplicates show.
 complete_once() {  # DIR EXPECTED: every result name appears once, EXPECTED files in all
   python3 - "$1" "$2" <<'PY'
@@ -50,7 +54,7 @@ JSON
 rc=0; "$MILARUN" jobs hang.json -d data --devices 1 -o hang --name hang > hang.log 2>&1 || rc=$?
 [ $rc = 1 ] || fail "hang: exit $rc: $(cat hang.log)"
 [ "$(kind hang/hang.hang.J0.0.FAIL.*.json)" = timeout ] || fail "hang: not recorded as timeout"
-[ -z "$(leftovers)" ] || fail "hang: the sleeping process survived"
+none_left || fail "hang: the sleeping process survived"
 # --max-duration overrides the profile's timeout
 rc=0; "$MILARUN" jobs hang.json -d data --devices 1 -o slow --name slow --max-duration 1.5 > slow.log 2>&1 || rc=$?
 [ $rc = 1 ] && [ "$(kind slow/hang.slow.J0.0.FAIL.*.json)" = timeout ] || fail "--max-duration: $(cat slow.log)"
@@ -67,14 +71,12 @@ rc=0; "$MILARUN" jobs nan.json -d data --devices 1 -o nan -- --sample-duration 0
 for sig in INT TERM; do
   out=stop-$sig
   "$MILARUN" jobs long.json -d data -o $out --devices 2 > $out.log 2>&1 & pid=$!
-  for _ in $(seq 200); do [ -n "$(leftovers)" ] && break; sleep 0.1; done
-  sleep 1
+  runs_started 2 || fail "SIG$sig: the two runs of the first wave did not start: $(cat $out.log)"
   kill -$sig $pid
   rc=0; wait $pid || rc=$?
   want=$((128 + $(kill -l $sig)))
   [ $rc = $want ] || fail "SIG$sig: exit $rc, expected $want: $(cat $out.log)"
-  sleep 0.5
-  [ -z "$(leftovers)" ] || fail "SIG$sig: processes of the suite remain: $(leftovers)"
+  none_left || fail "SIG$sig: processes of the suite remain: $(leftovers)"
   [ "$(count $out 'long.first.J*.FAIL.*.json')" = 2 ] || fail "SIG$sig: interrupted runs not recorded"
   for f in $out/long.first.J*.FAIL.*.json; do [ "$(kind $f)" = interrupted ] || fail "SIG$sig: kind $(kind $f)"; done
   [ "$(count $out 'long.second.*')" = 0 ] || fail "SIG$sig: the next test started after the signal"
@@ -88,11 +90,9 @@ done
 
 # --- kill -9 of the orchestrator: its children die with it; resume completes the set
 "$MILARUN" jobs long.json -d data -o k9 --devices 2 > k9.log 2>&1 & pid=$!
-for _ in $(seq 200); do [ -n "$(leftovers)" ] && break; sleep 0.1; done
-sleep 1
+runs_started 2 || fail "kill -9: the two runs of the first wave did not start: $(cat k9.log)"
 kill -9 $pid; wait $pid 2>/dev/null || true
-sleep 0.5
-[ -z "$(leftovers)" ] || fail "kill -9: runs outlived the orchestrator: $(leftovers)"
+none_left || fail "kill -9: runs outlived the orchestrator: $(leftovers)"
 "$MILARUN" jobs long.json -d data -o k9 --devices 2 --resume -- --stop-at-count --max-count 20000 > k9.resume.log 2>&1 \
   || fail "kill -9 resume: $(cat k9.resume.log)"
 complete_once k9 4 || fail "kill -9: incomplete after resume"

@@ -39,10 +39,10 @@ StoreCommands add_store_commands(CLI::App& app, StoreCmdOptions& o) {
   StoreCommands c;
   c.db = app.add_subcommand("db", "the results store: import results folders, show what it holds");
   c.db->require_subcommand(1);
-  c.db->add_option("--db", o.db, kDbHelp);
   c.import = c.db->add_subcommand("import", "record results folders in the store (idempotent)");
   c.import->add_option("dirs", o.dirs, "results folders")->required();
   c.info = c.db->add_subcommand("info", "the store's schema version and what it holds");
+  for (CLI::App* sub : {c.import, c.info}) sub->add_option("--db", o.db, kDbHelp);
   c.history = app.add_subcommand("history", "suite runs and per-test perf over time from the store; regressions");
   c.history->add_option("--db", o.db, kDbHelp);
   c.history->add_option("--test", o.test, "only this test (e.g. cpu.vae)");

@@ -95,7 +95,8 @@ int print_history(ResultStore& s, const HistoryFilter& f, int previous, std::ost
   for (const auto& r : suites)
     out << terminal_safe(fmt::format("{:>5}  {:<19}  {:<19}  {:<16}  {:<10} {:>5} {:>5}  {} ({})", r.id,
                                      r.info.started_at, r.info.ended_at, r.info.machine, r.info.suite, r.runs,
-                                     r.failures, r.milarun_version, r.milarun_commit))
+                                     r.failures, r.milarun_version.empty() ? "-" : r.milarun_version,
+                                     r.milarun_commit.empty() ? "-" : r.milarun_commit))
         << "\n";
   int regressions = 0;
   const auto trends = test_trends(s, f, previous);

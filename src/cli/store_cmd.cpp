@@ -43,7 +43,9 @@ StoreCommands add_store_commands(CLI::App& app, StoreCmdOptions& o) {
   c.import->add_option("dirs", o.dirs, "results folders")->required();
   c.info = c.db->add_subcommand("info", "the store's schema version and what it holds");
   for (CLI::App* sub : {c.import, c.info}) sub->add_option("--db", o.db, kDbHelp);
-  c.history = app.add_subcommand("history", "suite runs and per-test perf over time from the store; regressions");
+  c.history = app.add_subcommand("history",
+                                 "suite runs and per-test perf over time from the store; regressions (exit 1 when the "
+                                 "newest run of a test is one)");
   c.history->add_option("--db", o.db, kDbHelp);
   c.history->add_option("--test", o.test, "only this test (e.g. cpu.vae)");
   c.history->add_option("--machine", o.machine, "only this machine (host name)");

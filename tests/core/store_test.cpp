@@ -10,6 +10,7 @@
 #include "store/result_store.hpp"
 #include "store/schema.hpp"
 #include "store/sqlite_connection.hpp"
+#include "store/store_spec.hpp"
 #include "store_engines.hpp"
 #include "store_files.hpp"
 
@@ -182,4 +183,22 @@ TEST_P(StoreRecorder, StoreThatFailsMidSuiteWarnsOnceAndStops) {
   r.finish();
   EXPECT_FALSE(r.active());
   EXPECT_EQ(count_lines(err.str(), "warning: results store"), 1) << err.str();
+}
+
+TEST(StoreSpec, FlagThenVariableThenOutrootThenBesideTheResults) {
+  ::unsetenv("MILARUN_DB");
+  ::unsetenv("MILARUN_OUTROOT");
+  EXPECT_EQ(resolve_store_spec("", parent_dir("runs/first")), "runs/milarun.sqlite");
+  EXPECT_EQ(resolve_store_spec("", parent_dir("first/")), "./milarun.sqlite");
+  EXPECT_EQ(resolve_store_spec("", ""), "");  // jobs printing JSON on stdout: no store unless named
+  ::setenv("MILARUN_OUTROOT", "/results", 1);
+  EXPECT_EQ(resolve_store_spec("", "runs"), "/results/milarun.sqlite");
+  ::setenv("MILARUN_DB", "postgresql://lab/db", 1);
+  EXPECT_EQ(resolve_store_spec("", "runs"), "postgresql://lab/db");
+  EXPECT_EQ(resolve_store_spec("mine.sqlite", "runs"), "mine.sqlite");
+  ::setenv("MILARUN_DB", "none", 1);
+  EXPECT_EQ(resolve_store_spec("", "runs"), "");
+  EXPECT_EQ(resolve_store_spec("none", "runs"), "");
+  ::unsetenv("MILARUN_DB");
+  ::unsetenv("MILARUN_OUTROOT");
 }

@@ -22,10 +22,10 @@ pkgs=(
   # headers, CMake configs, static test libraries
   nlohmann-json3-dev libcli11-dev libfmt-dev libgtest-dev libgmock-dev libturbojpeg0-dev libjpeg62-turbo-dev
   libhwloc-dev libcurl4-openssl-dev libssl-dev libarchive-dev libopencv-core-dev libopencv-imgproc-dev
-  pkgconf pkgconf-bin libpkgconf3
+  pkgconf pkgconf-bin libpkgconf3 libsqlite3-dev libpq-dev
   # the shared libraries our programs link (their own needs come from deb_closure.py)
   libfmt9 libturbojpeg0 libjpeg62-turbo libhwloc15 libcurl4 libssl3 libarchive13 libopencv-core406
-  libopencv-imgproc406
+  libopencv-imgproc406 libsqlite3-0 libpq5
 )
 mkdir -p "$apt_dir"/{lists/partial,cache/archives/partial} "$dest"
 touch "$apt_dir/status"

@@ -10,11 +10,13 @@ set -euo pipefail
 build=(cmake g++ make libtorch-dev libgloo-dev nlohmann-json3-dev libcli11-dev libfmt-dev
        libgtest-dev libgmock-dev libturbojpeg0-dev libopenblas0-pthread
        libhwloc-dev libcurl4-openssl-dev libarchive-dev libssl-dev
-       libjpeg62-turbo-dev libopencv-imgproc-dev pkg-config)  # gtest/gmock: CMakeLists.txt requires them to configure
+       libjpeg62-turbo-dev libopencv-imgproc-dev pkg-config
+       libsqlite3-dev libpq-dev)  # the results store (docs/history.md)  # gtest/gmock: CMakeLists.txt requires them to configure
 tools=(nocache procps)
 test=(python3 libbenchmark-dev
       slurm-wlm munge  # slurm-wlm, munge: tests/integration/slurm_cli_test.sh starts a one-node cluster
-      chromium)        # tests/integration/html_render_test.sh renders report.html headless
+      chromium         # tests/integration/html_render_test.sh renders report.html headless
+      postgresql)      # tests/integration/store_pg_test.sh starts its own server (initdb, pg_ctl)
 groups=("$@")
 [ ${#groups[@]} -gt 0 ] || groups=(build tools test)
 pkgs=()

@@ -18,9 +18,14 @@
 
 #include "cli/cgroups_cmd.hpp"
 #include "cli/cli_args.hpp"
+#include "cli/store_cmd.hpp"
 #include "launch/self_exe.hpp"
 #include "report/report.hpp"
+#include "results/input_checks.hpp"
 #include "results/version.hpp"
+#include "store/compare_ref.hpp"
+#include "store/history.hpp"
+#include "store/store_spec.hpp"
 #include "suite/jobs.hpp"
 
 using namespace milabench;
@@ -80,6 +85,36 @@ std::string capture(const std::vector<std::string>& argv) {
   return out;
 }
 
+// `report --compare @...`: the baseline from the results store (the
+// summary of that suite run), one line on err when it cannot be had.
+bool compare_from_store(ReportOptions& rp, const std::string& db, std::ostream& err) {
+  const std::string spec = store::resolve_store_spec(db, store::parent_dir(rp.input));
+  try {
+    if (spec.empty()) throw std::invalid_argument("--compare " + rp.compare + " needs a results store; pass --db PATH");
+    auto s = store::open_store(spec, /*must_exist=*/true);
+    rp.compare_summary = store::summary_for_ref(*s, rp.compare, rp.input, &rp.compare_label);
+    rp.compare.clear();
+    return true;
+  } catch (const std::exception& e) {
+    err << terminal_safe(std::string("error: ") + e.what()) << "\n";
+    return false;
+  }
+}
+
+// The HTML report's history charts: the trends of the store beside the
+// results (when there is one; a store that cannot be read adds nothing).
+std::vector<TestTrend> store_trends(const std::string& db, const std::string& input) {
+  const std::string spec = store::resolve_store_spec(db, store::parent_dir(input));
+  if (spec.empty()) return {};
+  try {
+    auto s = store::open_store(spec, /*must_exist=*/true);
+    return store::test_trends(*s, {}, 5);
+  } catch (const std::exception& e) {
+    std::cerr << terminal_safe(std::string("note: no history charts: results store ") + e.what()) << "\n";
+    return {};
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -136,6 +171,10 @@ int main(int argc, char** argv) {
                  "local, or slurm: each wave as an srun step in this allocation (devices per node)")
       ->check(CLI::IsMember({"local", "slurm"}))
       ->capture_default_str();
+  std::string jobs_db;
+  jb->add_option("--db", jobs_db,
+                 "record each run in this results store: a SQLite file or postgresql://...; none: off (default "
+                 "$MILARUN_DB, else $MILARUN_OUTROOT/milarun.sqlite, else milarun.sqlite beside -o)");
 
   auto* sum = app.add_subcommand("summary", "summarise a results folder (baseline JSON)");
   std::string sum_dir, sum_out;
@@ -146,7 +185,10 @@ int main(int argc, char** argv) {
   ReportOptions rp;
   rep->add_option("input", rp.input, "results folder or summary JSON")->required();
   rep->add_option("--weights", rp.weights, "weights JSON (e.g. weights/standard.json)");
-  rep->add_option("--compare", rp.compare, "baseline summary JSON");
+  rep->add_option("--compare", rp.compare,
+                  "baseline: a summary JSON, or a suite run of the results store (@last, @ID: see milarun history)");
+  std::string report_db;
+  rep->add_option("--db", report_db, "results store of --compare @... (default as milarun history's)");
   rep->add_option("--margin", rp.margin_pct,
                   "with --compare: differences up to this many % do not matter (default: learned from the runs' "
                   "run-to-run noise)");  // run_report checks the range
@@ -159,6 +201,8 @@ int main(int argc, char** argv) {
 
   CgroupsCmdOptions cg;
   auto* cgroups = add_cgroups_command(app, cg);
+  StoreCmdOptions so;
+  const StoreCommands store_cmds = add_store_commands(app, so);
 
   if (int rc = parse_own(app, own); rc >= 0) return rc;
 
@@ -175,6 +219,7 @@ int main(int argc, char** argv) {
         jo.outdir = env_or("MILARUN_OUTROOT", ".") + "/" + stamp;
       }
       if (jo.outdir.empty()) jo.json_to_stdout = true;
+      jo.db = store::resolve_store_spec(jobs_db, jo.json_to_stdout ? "" : store::parent_dir(jo.outdir));
       // The workloads' flag tables and the dataset registry live in the
       // torch half: one dry run of every test there.
       jo.preflight = [&](const std::vector<TestArguments>& tests, const std::string& root) {
@@ -188,8 +233,11 @@ int main(int argc, char** argv) {
     if (*sum) return run_summary(sum_dir, sum_out, std::cout, std::cerr);
     if (*rep) {
       rp.price_given = rep->count("--price") > 0;
+      if (store::is_store_ref(rp.compare) && !compare_from_store(rp, report_db, std::cerr)) return 2;
+      if (!rp.html.empty()) rp.trends = store_trends(report_db, rp.input);
       return run_report(rp, std::cout, std::cerr);
     }
+    if (*store_cmds.db || *store_cmds.history) return run_store_command(store_cmds, so, std::cout, std::cerr);
     if (*cgroups) return run_cgroups_command(cg, std::cout, std::cerr);
     return 2;
   } catch (const std::exception& e) {

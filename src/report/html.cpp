@@ -66,13 +66,18 @@ const char* kStyle =
     "stroke:#e4e4e4;stroke-width:1}"
     ".win{fill:#2e7d32;opacity:.14}.warm{fill:#f9a825;opacity:.30}.line{fill:none;stroke-width:1.4}"
     ".failed{stroke-dasharray:4 3}.bar.fast{fill:#2e9d4a}.bar.slow{fill:#d2453b}.bar.same{fill:#7d8b99}"
-    ".whisk{stroke:#111;stroke-width:1.4}.base{stroke:#111;stroke-width:1.2;stroke-dasharray:5 3}"
+    ".pt{fill:#1f77b4}.pt.reg{fill:#c62828}.whisk{stroke:#111;stroke-width:1.4}.base{stroke:#111;stroke-width:1.2;"
+    "stroke-dasharray:5 3}"
     ".c0{stroke:#1f77b4}.c1{stroke:#ff7f0e}.c2{stroke:#2ca02c}.c3{stroke:#d62728}.c4{stroke:#9467bd}"
     ".c5{stroke:#8c564b}.c6{stroke:#e377c2}.c7{stroke:#7f7f7f}.c8{stroke:#bcbd22}.c9{stroke:#17becf}"
     "@media print{body{max-width:none;padding:0;font-size:11px}.big{font-size:34px}h2{break-after:avoid}"
     "table{font-size:9.5px}th,td{padding:2px "
     "3px;white-space:normal}tr,.card,.ctx{break-inside:avoid}*{-webkit-print-color-adjust:exact;"
     "print-color-adjust:exact}@page{size:A4;margin:12mm}}";
+
+const std::string kTrendNote =
+    "<p class=\"small\">Each point: a suite run's mean perf with its 95% interval; red: slower than the previous "
+    "runs of the same machine and arguments (Welch's t) and beyond the margin (milarun history).</p>\n";
 
 std::string card(const std::string& label, const std::string& value_class, const std::string& value,
                  const std::string& note, bool warn = false) {
@@ -222,6 +227,17 @@ std::string render_html(const ReportData& d, const std::map<std::string, std::ve
   }
   h += section("evidence", "Steady state and fairness", evidence_html(d));
   if (d.has_compare) h += section("significance", "Significance against the baseline", significance_html(d));
+  if (const std::string trends = trend_charts_html(d.trends); !trends.empty())
+    h += section("history", "History (results store)", kTrendNote + trends);
+  return h + "</body></html>\n";
+}
+
+std::string history_html(const std::vector<TestTrend>& trends) {
+  std::string h = "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>milabench history</title>\n<style>" +
+                  std::string(kStyle) + "</style></head><body>\n<h1>milabench history</h1>\n";
+  const std::string charts = trend_charts_html(trends);
+  h += section("history", "Perf over suite runs",
+               charts.empty() ? "<p>No test has two suite runs yet.</p>\n" : kTrendNote + charts);
   return h + "</body></html>\n";
 }
 

@@ -20,6 +20,10 @@ std::string html_escape(const std::string& s);
 // at most 500 points per line), steady state and significance. Sections are
 // <section id="..."> (headline is <header id="headline">). Every string from
 // a result, summary or option is escaped; no script, no external resource.
+// With d.trends, a "history" section of trend charts (trend.hpp).
 std::string render_html(const ReportData& d, const std::map<std::string, std::vector<RateSeries>>* series);
+
+// `milarun history --html`: a page of the trend charts alone.
+std::string history_html(const std::vector<TestTrend>& trends);
 
 }  // namespace milabench

@@ -245,7 +245,10 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   }
   json weights, baseline;
   if (!load_object(opts.weights, "weights", weights, err)) return 2;
-  if (!load_object(opts.compare, "compare", baseline, err)) return 2;
+  if (!opts.compare_summary.is_null())
+    baseline = opts.compare_summary;
+  else if (!load_object(opts.compare, "compare", baseline, err))
+    return 2;
   for (const std::string& problem : {is_dir ? std::string() : summary_problem(summary, opts.input),
                                      opts.weights.empty() ? std::string() : weights_problem(weights, opts.weights),
                                      opts.compare.empty() ? std::string() : summary_problem(baseline, opts.compare)})
@@ -261,9 +264,13 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
     return 2;
   }
   if (is_dir) attach_runs(d, series);  // units, summary-window flags, context (run_series.hpp)
+  for (const auto& t : opts.trends)
+    if (std::any_of(d.rows.begin(), d.rows.end(), [&](const ReportRow& r) { return r.name == t.test; }))
+      d.trends.push_back(t);
   print_report(d, out);
   if (!d.inventory_diffs.empty())
-    err << "warning: --compare " << opts.compare << ": " << d.inventory_diffs.size()
+    err << "warning: --compare " << (opts.compare_label.empty() ? opts.compare : opts.compare_label) << ": "
+        << d.inventory_diffs.size()
         << " inventory difference(s), listed at the end of the report (compare like with like)\n";
   for (const auto& [path, text] :
        {std::make_pair(opts.csv, table_csv(d)), std::make_pair(opts.markdown, table_markdown(d))}) {

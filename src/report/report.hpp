@@ -9,9 +9,16 @@
 namespace milabench {
 
 struct ReportOptions {
-  std::string input;          // results directory, or a summary JSON file (baseline schema)
-  std::string weights;        // JSON {test: {"weight": w}}; empty: every test weight 1
-  std::string compare;        // another summary JSON to compare against; empty: none
+  std::string input;    // results directory, or a summary JSON file (baseline schema)
+  std::string weights;  // JSON {test: {"weight": w}}; empty: every test weight 1
+  std::string compare;  // another summary JSON to compare against; empty: none
+  // A baseline summary already built (the store's `--compare @ID`), used
+  // instead of reading `compare`; `compare_label` names it in messages.
+  nlohmann::json compare_summary;
+  std::string compare_label;
+  // The results store's trends (store/history.hpp); the HTML report charts
+  // those of its own tests.
+  std::vector<TestTrend> trends;
   double margin_pct = NAN;    // --margin: equivalence margin of --compare, % in [0, 100); NaN: learned
   std::string html;           // path of a self-contained HTML page to write; empty: none
   double price = 0;           // dollars (> 0), prints price/score; 0: not given

@@ -9,6 +9,7 @@
 
 #include "measure/stats.hpp"
 #include "report/run_series.hpp"
+#include "report/trend.hpp"
 
 namespace milabench {
 
@@ -114,6 +115,8 @@ struct ReportData {
   std::map<std::string, std::vector<std::string>> context;
   bool has_runs = false;                 // input was a results directory (attach_runs)
   std::vector<WindowFlag> window_flags;  // flagged runs and runs with --min-duration
+  // The results store's history of the report's tests (HTML trend charts); empty without a store.
+  std::vector<TestTrend> trends;
 };
 
 // report.py's perf_base_adj of a baseline row: perf - min(std, perf).

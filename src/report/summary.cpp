@@ -25,6 +25,9 @@ const double kNaN = std::numeric_limits<double>::quiet_NaN();
 std::string fmt_warning(const fs::path& p, const std::string& what) {
   return terminal_safe("warning: skipping " + p.string() + ": " + what + " (fix or remove the file)");
 }
+std::string fmt_warning(const std::string& where, const std::string& what) {
+  return fmt_warning(fs::path(where), what);
+}
 
 // Number from a JSON value; NaN for null, "NaN" strings and non-numbers.
 double as_number(const json& v) {
@@ -57,6 +60,23 @@ struct Loaded {
   ResultRecord rec;
 };
 
+// Reads one result document into its record. Returns false (with a warning
+// naming `where`) when it is not a usable result.
+bool read_record(const std::string& where, const json& doc, ResultRecord& out, std::vector<std::string>& warnings) {
+  std::string why;
+  auto rec = parse_result_record(doc, &why);
+  if (!rec) {
+    warnings.push_back(fmt_warning(where, why));
+    return false;
+  }
+  if (terminal_safe(rec->name) != rec->name) {  // an ANSI escape would reach the terminal with every line naming it
+    warnings.push_back(fmt_warning(where, "its \"name\" holds control characters or bytes that are not UTF-8"));
+    return false;
+  }
+  out = std::move(*rec);
+  return true;
+}
+
 bool load_result(const fs::path& p, Loaded& out, std::vector<std::string>& warnings) {
   try {
     check_file_size(p.string(), kMaxResultFileBytes, "a result file");
@@ -65,18 +85,7 @@ bool load_result(const fs::path& p, Loaded& out, std::vector<std::string>& warni
     warnings.push_back(fmt_warning(p, e.what()));
     return false;
   }
-  std::string why;
-  auto rec = parse_result_record(out.doc, &why);
-  if (!rec) {
-    warnings.push_back(fmt_warning(p, why));
-    return false;
-  }
-  if (terminal_safe(rec->name) != rec->name) {  // an ANSI escape would reach the terminal with every line naming it
-    warnings.push_back(fmt_warning(p, "its \"name\" holds control characters or bytes that are not UTF-8"));
-    return false;
-  }
-  out.rec = std::move(*rec);
-  return true;
+  return read_record(p.string(), out.doc, out.rec, warnings);
 }
 
 // Every result file under `outdir`, its sub-folders included (report.py walks them).
@@ -212,6 +221,16 @@ static void add_energy(const json& d, double perf, std::vector<double>& jpe, std
 }
 
 json summarize_directory(const std::string& outdir, std::vector<std::string>& warnings) {
+  std::vector<LabeledResult> results;
+  for (const auto& p : json_files(outdir)) {
+    Loaded l;
+    if (!load_result(p, l, warnings)) continue;
+    results.push_back({file_label(p, outdir), p.string(), std::move(l.doc)});
+  }
+  return summarize_results(results, warnings);
+}
+
+json summarize_results(const std::vector<LabeledResult>& results, std::vector<std::string>& warnings) {
   struct Acc {
     long n = 0, failures = 0;
     std::vector<double> total, train;
@@ -223,11 +242,10 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     std::map<std::string, int> failure_kinds;                   // failure_kind -> count
   };
   std::map<std::string, Acc> acc;
-  for (const auto& p : json_files(outdir)) {
-    Loaded l;
-    if (!load_result(p, l, warnings) || !l.rec.counted()) continue;
-    const json& d = l.doc;
-    const ResultRecord& r = l.rec;
+  for (const auto& lr : results) {
+    ResultRecord r;
+    if (!read_record(lr.where, lr.doc, r, warnings) || !r.counted()) continue;
+    const json& d = lr.doc;
     Acc& a = acc[r.group()];
     a.n++;
     // report.py's _successful: success and no NaN metric; ours also needs usable rates.
@@ -244,11 +262,11 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
       double perf = perf_of_rates(t.rates);
       if (!std::isfinite(perf)) ok = false;
       if (std::string why = rates_problem(t.rates, perf); ok && !why.empty()) {  // kind "bad_result" below
-        warnings.push_back(terminal_safe("warning: " + p.string() + ": counted as failed (bad_result): " + why));
+        warnings.push_back(terminal_safe("warning: " + lr.where + ": counted as failed (bad_result): " + why));
         ok = false;
       }
       perfs.push_back(perf);
-      const std::string label = file_label(p, outdir) + (t.key == "train" ? "" : ":" + t.key);
+      const std::string label = lr.label + (t.key == "train" ? "" : ":" + t.key);
       evidence.push_back(run_evidence(label, dev, t.doc));
     }
     if (perfs.empty()) ok = false;

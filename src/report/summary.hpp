@@ -51,6 +51,18 @@ nlohmann::json read_json_file(const std::string& path, std::uint64_t max_bytes =
 // not a directory.
 nlohmann::json summarize_directory(const std::string& outdir, std::vector<std::string>& warnings);
 
+// One result document to summarise: `label` names it in the evidence (a
+// path under the results folder, or a store's file name), `where` in
+// warnings (its path).
+struct LabeledResult {
+  std::string label, where;
+  nlohmann::json doc;
+};
+
+// The summary of result documents already read (summarize_directory's rules
+// after the files are read; the results store's suite runs come this way).
+nlohmann::json summarize_results(const std::vector<LabeledResult>& results, std::vector<std::string>& warnings);
+
 // Rate curves and facts (run_series.hpp: one per "train*" timings entry) of
 // the counted results in `outdir` and its sub-folders, keyed as
 // summarize_directory; labels are paths under `outdir`. Same skipping rules

@@ -27,6 +27,7 @@
 #include "results/result_name.hpp"
 #include "results/result_scan.hpp"
 #include "results/run_exit.hpp"
+#include "store/recorder.hpp"
 #include "suite/plan.hpp"
 #include "suite/profile.hpp"
 #include "suite/slurm_launch.hpp"
@@ -311,6 +312,8 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   if (!iso_warning.empty()) err << iso_warning << "\n";
 
   std::ostream& log = o.json_to_stdout ? err : out;  // progress lines
+  // Every result file is written before it is recorded; the store never stops the suite.
+  store::SuiteRecorder recorder(o.db, o.outdir, o.profile, err);
   const std::string log_dir = o.outdir + "/logs";
   int failures = 0, total = 0;
   bool disk_full = false;
@@ -354,6 +357,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
         }
       }
     }
+    recorder.record_new();
     if (has_unsaved(o.outdir)) {
       err << fmt::format("error: results could not be written to {} (disk full?); they are kept in {}\n", o.outdir,
                          unsaved_dir(o.outdir));
@@ -370,6 +374,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
         "same command with --resume to finish the suite\n",
         sig);
   }
+  recorder.finish();
   double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   log << fmt::format("total: {} processes, {} failed, {:.1f}s\n", total, failures, secs);
   if (o.json_to_stdout) print_results(o.outdir, out);

@@ -56,6 +56,10 @@ struct JobsOptions {
   bool stop_at_count = false;
   // Stop before a wave when outdir's filesystem has less than this free.
   double min_free_mb = 16;
+  // Results store the runs are recorded in as they finish (store/recorder.hpp,
+  // after their JSON files); "" records nothing. A store that cannot be used
+  // is one warning, and the suite goes on with its JSON files.
+  std::string db;
 };
 
 // Runs the jobs. Progress lines go to `out`, warnings and errors to `err`.

@@ -10,7 +10,9 @@
 
 #include "measure/summary_window.hpp"
 #include "report/evidence.hpp"
+#include "report/summary_flags.hpp"
 #include "results/input_checks.hpp"
+#include "results/json_keys.hpp"
 #include "results/result_record.hpp"
 #include "results/result_scan.hpp"
 
@@ -144,7 +146,8 @@ json compute_stats(const std::vector<double>& values) {
   return {{"n", values.size()}, {"min", mn}, {"max", mx}, {"mean", mean}, {"std", std::sqrt(ss / values.size())}};
 }
 
-json parse_json_lenient(const std::string& text) {
+// Python's bare NaN/Infinity/-Infinity outside strings replaced by null.
+static std::string lenient_text(const std::string& text) {
   std::string s;
   s.reserve(text.size());
   bool in_str = false;
@@ -180,8 +183,10 @@ json parse_json_lenient(const std::string& text) {
     }
     s += c;
   }
-  return json::parse(s);
+  return s;
 }
+
+json parse_json_lenient(const std::string& text) { return json::parse(lenient_text(text)); }
 
 json read_json_file(const std::string& path, std::uint64_t max_bytes) {
   check_file_size(path, max_bytes, "this file");
@@ -190,7 +195,9 @@ json read_json_file(const std::string& path, std::uint64_t max_bytes) {
   std::stringstream ss;
   ss << in.rdbuf();
   try {
-    return parse_json_lenient(ss.str());
+    return parse_json_unique_keys(lenient_text(ss.str()));
+  } catch (const DuplicateKeyError& e) {
+    throw std::runtime_error(path + ": " + e.what());
   } catch (const json::exception& e) {
     throw std::runtime_error(path + ": invalid JSON (" + e.what() + ")");
   }
@@ -221,6 +228,7 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     std::vector<RunEvidence> runs;                              // successful timings entries
     json inventory = json::object();                            // {key: distinct values}
     std::map<std::string, int> failure_kinds;                   // failure_kind -> count
+    SummaryFlags flags;                                         // duplicate runs, argument lists
   };
   std::map<std::string, Acc> acc;
   for (const auto& p : json_files(outdir)) {
@@ -230,6 +238,7 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     const ResultRecord& r = l.rec;
     Acc& a = acc[r.group()];
     a.n++;
+    a.flags.add(r, file_label(p, outdir), warnings);
     // report.py's _successful: success and no NaN metric; ours also needs usable rates.
     bool ok = r.success;
     for (const auto& m : r.metrics) ok = ok && !metric_is_bad(m);
@@ -285,6 +294,7 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     entry["stats"] = stats_block(a.runs, entry);
     entry["inventory"] = a.inventory;
     if (!a.failure_kinds.empty()) entry["failure_kinds"] = a.failure_kinds;
+    a.flags.write(name, entry, warnings);
     out[name] = entry;
   }
   return out;

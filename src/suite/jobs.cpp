@@ -27,6 +27,7 @@
 #include "results/result_name.hpp"
 #include "results/result_scan.hpp"
 #include "results/run_exit.hpp"
+#include "suite/outdir_lock.hpp"
 #include "suite/plan.hpp"
 #include "suite/profile.hpp"
 #include "suite/slurm_launch.hpp"
@@ -183,6 +184,30 @@ bool enough_space(const std::string& dir, double min_free_mb, std::ostream& err)
   }
 }
 
+// Whether a run that exited 0 left no result in outdir (local launch: a
+// Slurm step's tasks name their own files; ranks > 0 of a group write none
+// the summary counts).
+bool result_lost(const JobsOptions& o, const ProcessSpec& s, double wave_start) {
+  return o.launcher == "local" && !is_secondary_rank(s) && !has_result_file(o.outdir, s.name, s.job_id, wave_start);
+}
+
+// Before a wave: an -o removed during the suite is made again (so later
+// results are kept), with one line. False when it cannot be.
+bool outdir_still_there(const std::string& outdir, std::ostream& err) {
+  struct stat st {};
+  if (::stat(outdir.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) return true;
+  if (make_dirs(outdir)) {
+    err << fmt::format(
+        "warning: {} was removed during the suite; made it again (results written there before are "
+        "gone)\n",
+        outdir);
+    return true;
+  }
+  err << fmt::format("error: {} was removed during the suite and cannot be made again: {}; stopped\n", outdir,
+                     std::strerror(errno));
+  return false;
+}
+
 bool has_unsaved(const std::string& outdir) { return !json_files_in(unsaved_dir(outdir)).empty(); }
 
 }  // namespace
@@ -289,6 +314,11 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     err << fmt::format("error: cannot write to output directory {}: {}\n", o.outdir, std::strerror(errno));
     return 2;
   }
+  OutdirLock lock;  // one suite per -o (outdir_lock.hpp), held until this function returns
+  if (std::string why = lock.acquire(o.outdir); !why.empty()) {
+    err << terminal_safe(why) << "\n";
+    return 2;
+  }
   for (const auto& w : plan.warnings) err << w << "\n";
   if (o.max_duration_s > 0)
     for (auto& wave : plan.waves)
@@ -312,11 +342,15 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
 
   std::ostream& log = o.json_to_stdout ? err : out;  // progress lines
   const std::string log_dir = o.outdir + "/logs";
-  int failures = 0, total = 0;
-  bool disk_full = false;
+  int failures = 0, total = 0, lost = 0;
+  bool disk_full = false, outdir_gone = false;
   install_interrupt_handlers();
   for (std::size_t w = 0; w < plan.waves.size() && interrupt_signal() == 0; ++w) {
     if (plan.waves[w].empty()) continue;  // every run of it done already (--resume)
+    if (!outdir_still_there(o.outdir, err)) {
+      outdir_gone = true;
+      break;
+    }
     if (!enough_space(o.outdir, o.min_free_mb, err)) {
       disk_full = true;
       break;
@@ -336,8 +370,14 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
       const auto& s = plan.waves[w][i];
       const auto& r = results[i];
       ++total;
-      if (r.ok()) {
+      if (r.ok() && !result_lost(o, s, wave_start)) {
         log << fmt::format("{} J{} OK {:.1f}s\n", s.name, s.job_id, r.wall_s);
+        continue;
+      }
+      if (r.ok()) {  // exit 0, yet no result in -o: the run's result is gone
+        ++failures, ++lost;
+        log << fmt::format("{} J{} LOST {:.1f}s (it ended well but its result is not in {}; log: {})\n", s.name,
+                           s.job_id, r.wall_s, o.outdir, r.log_path);
         continue;
       }
       ++failures;
@@ -350,6 +390,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
           if (is_secondary_rank(s)) doc["sub_job"] = true;  // the group's failure is rank 0's (plan.hpp)
           write_json_atomic(o.outdir + "/" + result_file_name(s.name, s.job_id, true), doc);
         } catch (const std::exception& e) {
+          ++lost;
           err << "error: " << terminal_safe(e.what()) << "\n";
         }
       }
@@ -361,6 +402,11 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
       break;
     }
   }
+  if (lost > 0)
+    err << fmt::format(
+        "error: {} result(s) could not be kept in {} (listed above); run the same command with "
+        "--resume to run them again\n",
+        lost, o.outdir);
   if (disk_full)
     err << fmt::format("stopped: free space in {}, then run the same command with --resume to finish the suite\n",
                        o.outdir);
@@ -374,7 +420,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   log << fmt::format("total: {} processes, {} failed, {:.1f}s\n", total, failures, secs);
   if (o.json_to_stdout) print_results(o.outdir, out);
   if (int sig = interrupt_signal()) return 128 + sig;
-  return failures == 0 && !disk_full ? 0 : 1;
+  return failures == 0 && !disk_full && !outdir_gone ? 0 : 1;
 }
 
 }  // namespace milabench

@@ -62,7 +62,8 @@ struct JobsOptions {
 // Returns 0 when every process succeeded, 1 when one failed (a failure
 // result file is written for it if it left none) or the disk filled up, 2 on
 // bad options/profile, a test that fails the pre-flight checks, results of
-// other arguments in outdir, or an unwritable outdir (nothing is run then), and
+// other arguments in outdir, an unwritable outdir, or an outdir another suite
+// holds (suite/outdir_lock.hpp) (nothing is run then), and
 // 128 + signal after SIGINT/SIGTERM/SIGHUP (children stopped, the unfinished
 // runs recorded as interrupted; `--resume` runs them and the rest).
 int run_jobs(const JobsOptions& o, std::ostream& out, std::ostream& err);

@@ -246,7 +246,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   } else if (!load_object(opts.input, "summary", summary, err)) {
     return 2;
   }
-  if (!std::isnan(opts.margin_pct) && !(opts.margin_pct >= 0 && opts.margin_pct < 100)) {
+  if ((opts.margin_given || !std::isnan(opts.margin_pct)) && !(opts.margin_pct >= 0 && opts.margin_pct < 100)) {
     err << "error: --margin must be a percentage in [0, 100) (e.g. --margin 3)\n";
     return 2;
   }

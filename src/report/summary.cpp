@@ -1,5 +1,7 @@
 #include "report/summary.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -251,22 +253,33 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
     std::vector<RunEvidence> evidence;
     for (const auto& t : r.trains) {
       double perf = perf_of_rates(t.rates);
-      if (!std::isfinite(perf)) ok = false;
+      // Before the perf check: a NaN, infinite or string rate also makes perf NaN, and deserves its line.
       if (std::string why = rates_problem(t.rates, perf); ok && !why.empty()) {  // kind "bad_result" below
         warnings.push_back(terminal_safe("warning: " + p.string() + ": counted as failed (bad_result): " + why));
         ok = false;
       }
+      if (!std::isfinite(perf)) ok = false;
       perfs.push_back(perf);
       const std::string label = file_label(p, outdir) + (t.key == "train" ? "" : ":" + t.key);
       evidence.push_back(run_evidence(label, dev, t.doc));
     }
     if (perfs.empty()) ok = false;
+    a.flags.add_skipped(r.images_skipped);
+    const bool bad_data = ok && r.skipped_share() > kMaxSkippedInputShare;  // less work per example: not a result
+    if (bad_data) {
+      warnings.push_back(terminal_safe(fmt::format(
+          "warning: {}: counted as failed (bad_data): it skipped {:g} unreadable input(s), {:.1f}% of what it read, "
+          "over the {:g}% a run may skip; fix the data and run it again",
+          p.string(), r.images_skipped, r.skipped_share() * 100, kMaxSkippedInputShare * 100)));
+      ok = false;
+    }
     if (!ok) {
       a.failures++;
       // Older results carry no kind; a success flag with bad numbers is "bad_result".
-      const FailureKind k = r.failure_kind ? *r.failure_kind
-                            : r.success    ? FailureKind::BadResult
-                                           : FailureKind::Unknown;
+      const FailureKind k = bad_data         ? FailureKind::BadData
+                            : r.failure_kind ? *r.failure_kind
+                            : r.success      ? FailureKind::BadResult
+                                             : FailureKind::Unknown;
       a.failure_kinds[failure_kind_name(k)]++;
       continue;
     }

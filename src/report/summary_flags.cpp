@@ -37,6 +37,7 @@ void SummaryFlags::write(const std::string& test, json& entry, std::vector<std::
   json sets = json::array();
   for (const auto& s : argument_sets_) sets.push_back(s);
   entry["arguments"] = sets;
+  if (skipped_ > 0) entry["images_skipped"] = skipped_;
   if (!duplicates_.empty()) entry["duplicate_runs"] = duplicates_;
   if (argument_sets_.size() < 2) return;
   std::string list;
@@ -58,6 +59,11 @@ std::vector<std::string> summary_flag_lines(const json& summary) {
           "DUPLICATE RESULTS: {} has {} result(s) of a run (job id, device) already counted: two suites in one "
           "folder, or folders merged; its n and perf count every copy",
           name, e["duplicate_runs"].size()));
+    if (e.contains("images_skipped") && e["images_skipped"].is_number() && e["images_skipped"].get<double>() > 0)
+      lines.push_back(fmt::format(
+          "SKIPPED INPUTS: {} skipped {:g} unreadable input(s) over its runs (a run past {:g}% counts as failed, "
+          "bad_data); its perf counts only what was read",
+          name, e["images_skipped"].get<double>(), kMaxSkippedInputShare * 100));
     if (e.contains("arguments") && e["arguments"].is_array() && e["arguments"].size() > 1) {
       std::string list;
       for (const auto& s : e["arguments"]) {

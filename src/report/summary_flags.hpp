@@ -20,7 +20,11 @@ class SummaryFlags {
   // run (job id) on the same device appends one warning line naming both files.
   void add(const ResultRecord& r, const std::string& label, std::vector<std::string>& warnings);
 
-  // Adds to the summary entry "arguments": the distinct argument lists of
+  // Adds a counted run's skipped inputs (metrics.images_skipped).
+  void add_skipped(double images) { skipped_ += images; }
+
+  // Adds to the summary entry "images_skipped" (the sum over its runs, when
+  // any) and "arguments": the distinct argument lists of
   // its results (normalised number words), and when there are any,
   // "duplicate_runs": one "FILE repeats FILE" string per extra result.
   // One warning line when the test holds more than one argument list.
@@ -30,10 +34,12 @@ class SummaryFlags {
   std::map<std::string, std::string> first_;  // "job_id@device" -> label of its first result
   std::vector<std::string> duplicates_;
   std::set<std::vector<std::string>> argument_sets_;
+  double skipped_ = 0;
 };
 
 // The lines a report prints above its table for `summary`'s flags: "DUPLICATE
-// RESULTS: ..." and "MIXED ARGUMENTS: ..." per test; empty when none.
+// RESULTS: ...", "MIXED ARGUMENTS: ..." and "SKIPPED INPUTS: ..." per test;
+// empty when none.
 std::vector<std::string> summary_flag_lines(const nlohmann::json& summary);
 
 }  // namespace milabench

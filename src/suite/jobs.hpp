@@ -17,6 +17,9 @@ struct TestArguments {
   std::vector<std::string> arguments;
 };
 
+// The largest --min-free-mb (1 PiB in MiB): past it the number is a mistake.
+constexpr double kMaxMinFreeMb = 1e9;
+
 struct JobsOptions {
   std::string profile;   // path to the profile JSON
   std::string dataroot;  // passed as -d to each run
@@ -24,7 +27,9 @@ struct JobsOptions {
   int repeat = 1;
   std::vector<std::string> names;  // only these tests; empty = all
   bool no_cgexec = false;
-  int devices = 0;                      // 0 = detect
+  int devices = 0;  // 0 = detect (unless devices_given)
+  // --devices / --max-duration were on the command line: 0 is then an error, not the default.
+  bool devices_given = false, max_duration_given = false;
   std::vector<std::string> extra_args;  // after `--`; override profile flags
   std::string self_exe;                 // path of milarun; empty = /proc/self/exe
   // "local" (default) or "slurm": each wave as one `srun` step inside the

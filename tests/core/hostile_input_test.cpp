@@ -107,3 +107,34 @@ TEST(JsonKeys, NearestKnownKeyIsATypoOnly) {
   EXPECT_EQ(nearest_known("n", {"mean", "std"}), "");
   EXPECT_EQ(nearest_known("zzzzzzzz", {"arguments", "timeout"}), "");
 }
+
+TEST(ReportInputKeys, ADirectoryGivenAsAProfileOrABaselineIsNamedAsOne) {
+  const auto dir = result_dir("dir_as_file");
+  try {
+    load_profile(dir.string());
+    ADD_FAILURE() << "a directory loaded as a profile";
+  } catch (const ProfileError& e) {
+    EXPECT_NE(std::string(e.what()).find(": a directory, not a profile; pass the JSON file itself"), std::string::npos)
+        << e.what();
+  }
+  write_json(dir / "s.a.J0.0.20260101-000000-000001.json",
+             result_record("s.a", "0.0", "0", std::vector<double>(12, 9)));
+  ReportOptions r;
+  r.input = dir.string();
+  r.compare = dir.string();
+  std::ostringstream out, err;
+  EXPECT_EQ(run_report(r, out, err), 2);
+  EXPECT_NE(err.str().find("a directory, not this file; pass the JSON file itself"), std::string::npos) << err.str();
+}
+
+TEST(ReportInputKeys, ANanOrStringRateIsAFailureWithItsLine) {
+  const auto dir = result_dir("nan_rate");
+  json a = result_record("s.a", "0.0", "0", std::vector<double>(12, 9));
+  a["timings"]["train"]["rates"][11] = "fast";
+  write_json(dir / "s.a.J0.0.20260101-000000-000001.json", a);
+  std::vector<std::string> warnings;
+  json summary = summarize_directory(dir.string(), warnings);
+  EXPECT_EQ(summary["s.a"]["failure_kinds"]["bad_result"], 1);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("counted as failed (bad_result): a rate is not a finite number"), std::string::npos);
+}

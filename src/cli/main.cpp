@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 #include <climits>
+#include <csignal>
 #include <cstdlib>
 #include <ctime>
 #include <iostream>
@@ -19,6 +20,7 @@
 #include "cli/cgroups_cmd.hpp"
 #include "cli/cli_args.hpp"
 #include "cli/store_cmd.hpp"
+#include "launch/capture_output.hpp"
 #include "launch/self_exe.hpp"
 #include "report/report.hpp"
 #include "results/input_checks.hpp"
@@ -50,39 +52,6 @@ bool worker_usable(const std::string& path, std::ostream& err) {
   err << fmt::format("milarun: {} is missing or not executable; build it (cmake --build build) or set MILARUN_WORKER\n",
                      path);
   return false;
-}
-
-// Runs argv, returns its stdout. Throws std::runtime_error when it cannot
-// run or exits non-zero (its stderr passes through).
-std::string capture(const std::vector<std::string>& argv) {
-  int fd[2];
-  if (::pipe(fd) != 0) return "";
-  pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(fd[1], 1);
-    ::close(fd[0]);
-    ::close(fd[1]);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    _exit(127);
-  }
-  ::close(fd[1]);
-  std::string out;
-  char buf[4096];
-  for (ssize_t n; (n = ::read(fd[0], buf, sizeof buf)) != 0;) {
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) break;
-    out.append(buf, static_cast<size_t>(n));
-  }
-  ::close(fd[0]);
-  int status = 0;
-  if (pid > 0) ::waitpid(pid, &status, 0);
-  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    throw std::runtime_error(fmt::format("{} {} failed ({})", argv[0], argv[1],
-                                         pid < 0 ? "cannot fork" : "status " + std::to_string(status)));
-  return out;
 }
 
 // `report --compare @...`: the baseline from the results store (the
@@ -209,6 +178,8 @@ int main(int argc, char** argv) {
   try {
     if (*jb) {
       jo.extra_args = rest;
+      jo.devices_given = jb->count("--devices") > 0;
+      jo.max_duration_given = jb->count("--max-duration") > 0;
       jo.self_exe = worker_path();
       if (!worker_usable(jo.self_exe, std::cerr)) return 2;
       if (jo.dataroot.empty()) jo.dataroot = env_or("MILARUN_DATAROOT", "");
@@ -226,7 +197,8 @@ int main(int argc, char** argv) {
         nlohmann::json batch = nlohmann::json::array();
         for (const auto& t : tests)
           batch.push_back({{"test", t.test}, {"experiment", t.experiment}, {"arguments", t.arguments}});
-        return capture({jo.self_exe, "check-args", "-d", root, "--batch", batch.dump()});
+        // On stdin: one argv word is capped at 128 KiB, a profile of 1000 tests is not.
+        return capture_output({jo.self_exe, "check-args", "-d", root, "--batch", "-"}, batch.dump());
       };
       return run_jobs(jo, std::cout, std::cerr);
     }
@@ -235,6 +207,7 @@ int main(int argc, char** argv) {
       rp.price_given = rep->count("--price") > 0;
       if (store::is_store_ref(rp.compare) && !compare_from_store(rp, report_db, std::cerr)) return 2;
       if (!rp.html.empty()) rp.trends = store_trends(report_db, rp.input);
+      rp.margin_given = rep->count("--margin") > 0;
       return run_report(rp, std::cout, std::cerr);
     }
     if (*store_cmds.db || *store_cmds.history) return run_store_command(store_cmds, so, std::cout, std::cerr);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "cli/cli_args.hpp"
@@ -82,7 +83,9 @@ static int check_args(const std::string& experiment, const std::vector<std::stri
     std::cerr << "milarun check-args " << terminal_safe(experiment) << ": " << terminal_safe(why) << "\n";
     return 2;
   }
-  const nlohmann::json tests = nlohmann::json::parse(batch, nullptr, false);
+  std::string text = batch;
+  if (batch == "-") text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  const nlohmann::json tests = nlohmann::json::parse(text, nullptr, false);
   if (!tests.is_array()) {
     std::cerr << "milarun check-args: --batch is not a JSON list\n";
     return 2;
@@ -144,9 +147,9 @@ int main(int argc, char** argv) {
   std::string ca_experiment, ca_batch, ca_root;
   ca->add_option("experiment", ca_experiment, "workload name or milarun.models.x:main");
   ca->add_option("-d,--dataroot", ca_root, "also check the run's dataset under this root");
-  ca->add_option(
-      "--batch", ca_batch,
-      "JSON [{\"test\", \"experiment\", \"arguments\": [...]}]: one \"TEST<tab>problem\" line each on stdout");
+  ca->add_option("--batch", ca_batch,
+                 "JSON [{\"test\", \"experiment\", \"arguments\": [...]}], or - to read it from stdin: one "
+                 "\"TEST<tab>problem\" line each on stdout");
   ca->group("");  // internal: not listed in --help
 
   if (int rc = parse_own(app, own); rc >= 0) return rc;

@@ -115,12 +115,21 @@ std::string headline(const ReportData& d, const std::string& title) {
   if (!cut_tests.empty())
     h += card("Less work than the original", "medium", "opt-in shortcuts",
               html_escape(cut_tests) + " (docs/fidelity.md)", true);
+  if (!d.result_flags.empty()) {
+    std::string lines;
+    for (const auto& l : d.result_flags) lines += (lines.empty() ? "" : "; ") + l;
+    h += card("Mixed or duplicate results", "medium", fmt::format("{} flag(s)", d.result_flags.size()),
+              html_escape(lines), true);
+  }
   if (d.covered_tests < d.weighted_tests) {
     std::string missing;
     for (const auto& m : d.missing_tests) missing += (missing.empty() ? "" : ", ") + m;
     h += card("Partial suite", "medium", fmt::format("{} of {} tests", d.covered_tests, d.weighted_tests),
               "missing: " + html_escape(missing) +
                   ". The score follows the original's rule (a missing test keeps its weight and adds nothing)" +
+                  (missing_effect_text(d).empty()
+                       ? std::string()
+                       : "; moved by tests without a result: " + html_escape(missing_effect_text(d))) +
                   (d.has_compare && d.common_tests > 0 ? fmt::format("; ratio over the {} tests both sides have: {}×",
                                                                      d.common_tests, fixed(d.common_ratio, 3))
                                                        : std::string()),

@@ -15,6 +15,7 @@
 #include "report/html.hpp"
 #include "report/summary.hpp"
 #include "report/summary_check.hpp"
+#include "report/summary_flags.hpp"
 #include "results/atomic_write.hpp"
 #include "results/input_checks.hpp"
 
@@ -146,6 +147,7 @@ static std::string coverage_text(const ReportData& d) {
 void print_report(const ReportData& d, std::ostream& out) {
   if (!d.title.empty()) out << terminal_safe(d.title) << "\n\n";
   out << coverage_text(d);
+  for (const auto& line : d.result_flags) out << line << "\n";
   for (const auto& r : d.rows)
     if (!r.shortcuts.empty()) {
       std::string cuts;
@@ -198,7 +200,17 @@ void print_report(const ReportData& d, std::ostream& out) {
   }
   size_t width = 0;
   for (const auto& [k, v] : scores) width = std::max(width, k.size() + 2);
-  for (const auto& [k, v] : scores) out << fmt::format("{:<{}} {}\n", k + ":", width, v);
+  // The original's rule counts a test without a result as perf 1: the line under the score says which way each moved
+  // it.
+  const std::string moved = missing_effect_text(d);
+  for (const auto& [k, v] : scores) {
+    out << fmt::format("{:<{}} {}\n", k + ":", width, v);
+    if (k == "Score" && !moved.empty())
+      out << fmt::format(
+          "{:<{}} moved by test(s) without a result, each counted as perf 1 (the original's rule): "
+          "{}\n",
+          "", width, terminal_safe(moved));
+  }
   if (!d.gpus.empty()) {
     out << "\nper-GPU perf relative to the best device\n";
     for (const auto& g : d.gpus) {
@@ -239,7 +251,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   } else if (!load_object(opts.input, "summary", summary, err)) {
     return 2;
   }
-  if (!std::isnan(opts.margin_pct) && !(opts.margin_pct >= 0 && opts.margin_pct < 100)) {
+  if ((opts.margin_given || !std::isnan(opts.margin_pct)) && !(opts.margin_pct >= 0 && opts.margin_pct < 100)) {
     err << "error: --margin must be a percentage in [0, 100) (e.g. --margin 3)\n";
     return 2;
   }
@@ -276,7 +288,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
        {std::make_pair(opts.csv, table_csv(d)), std::make_pair(opts.markdown, table_markdown(d))}) {
     if (path.empty()) continue;
     try {
-      write_text_atomic(path, text);
+      write_output_file(path, text);
     } catch (const std::exception& e) {
       err << "error: export " << e.what() << "\n";
       return 1;
@@ -284,7 +296,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
   }
   if (!opts.html.empty()) {
     try {
-      write_text_atomic(opts.html, render_html(d, is_dir ? &series : nullptr));
+      write_output_file(opts.html, render_html(d, is_dir ? &series : nullptr));
     } catch (const std::exception& e) {
       err << "error: html " << e.what() << "\n";
       return 1;
@@ -309,7 +321,7 @@ int run_summary(const std::string& outdir, const std::string& out_file, std::ost
     return 0;
   }
   try {
-    write_text_atomic(out_file, text);
+    write_output_file(out_file, text);
   } catch (const std::exception& e) {
     err << "error: " << e.what() << "\n";
     return 1;

@@ -23,6 +23,7 @@ struct ReportOptions {
   std::string html;           // path of a self-contained HTML page to write; empty: none
   double price = 0;           // dollars (> 0), prints price/score; 0: not given
   bool price_given = false;   // --price was on the command line: it must then be > 0
+  bool margin_given = false;  // --margin was on the command line: NaN is then an error, not "learned"
   bool compare_gpus = false;  // per-device perf relative to the best device
   std::string csv;            // path: the main table as CSV; empty: none
   std::string markdown;       // path: the main table + score as Markdown; empty: none

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "report/evidence.hpp"
+#include "report/summary_flags.hpp"
 
 namespace milabench {
 using nlohmann::json;
@@ -169,6 +170,11 @@ void fill_scores(ReportData& d, const json& weights, const std::vector<ReportRow
   d.score = suite_score(w, ours);
   d.score_zero_why = zero_score_reason(d.zero_tests);
   d.base_score_zero_why = zero_score_reason(d.base_zero_tests);
+  for (const auto& name : d.missing_tests) {
+    auto without = w;
+    without.erase(name);
+    d.score_without_missing.push_back({name, suite_score(without, ours)});
+  }
   d.base_score = d.score_ratio = d.common_score = d.common_base_score = d.common_ratio = kNaN;
   if (!d.has_compare) return;
   d.base_score = suite_score(w, base);
@@ -190,6 +196,7 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
   d.price = price;
   d.has_compare = !baseline.is_null();
   d.context = summary_context(summary);
+  d.result_flags = summary_flag_lines(summary);
   std::vector<ReportRow> base_rows;
   const NoiseDeviations suite_deviations =
       d.has_compare ? suite_noise_deviations(summary, baseline) : NoiseDeviations{};
@@ -256,6 +263,16 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
     }
   }
   return d;
+}
+
+std::string missing_effect_text(const ReportData& d) {
+  std::string out;
+  for (const auto& [name, without] : d.score_without_missing) {
+    if (!std::isfinite(without) || !std::isfinite(d.score) || without == d.score) continue;
+    out += fmt::format("{}{} {} it ({:.2f} without it)", out.empty() ? "" : ", ", name,
+                       d.score > without ? "raised" : "lowered", without);
+  }
+  return out;
 }
 
 std::string failure_kinds_text(const ReportData& d) {

@@ -99,6 +99,11 @@ struct ReportData {
   // have a result here (a finite perf_adj >= 0). covered < weighted: partial.
   int weighted_tests = 0, covered_tests = 0;
   std::vector<std::string> missing_tests;  // weighted tests without a result
+  // Each missing test's effect on the score: the score computed without that
+  // test (its weight removed). Under the original's rule a missing test
+  // counts as perf 1 (log 1 = 0), so it lowers the score where the other
+  // tests' perf_adj are above 1 and raises it where they are below.
+  std::vector<std::pair<std::string, double>> score_without_missing;
   // With compare: scores over the weighted tests both sides have, weights
   // renormalised over them, and their ratio (NaN when none in common).
   int common_tests = 0;
@@ -109,6 +114,8 @@ struct ReportData {
   bool score_ci_parametric = false;          // some tests had no per-run values
   std::string score_ci_note;                 // how score_ci was made, or why there is none
   std::vector<std::string> inventory_diffs;  // with compare
+  // Lines naming tests whose numbers mix copies of one run or argument lists (summary_flags.hpp).
+  std::vector<std::string> result_flags;
   // Context box: kContextKeys -> distinct values, from the summary's
   // inventory and the test names (profile), replaced by the runs' own facts
   // when the input is a results directory.
@@ -148,6 +155,10 @@ ReportData build_report(const nlohmann::json& summary, const nlohmann::json& wei
 // Why a score is 0: "0 because perf_adj is 0 for b (std >= perf, or every
 // run failed) and the original's report.py takes log(0) = -inf"; "" when `zero_tests` is empty.
 std::string zero_score_reason(const std::vector<std::string>& zero_tests);
+
+// "s.b raised it (37.20 without it), s.c lowered it (40.10 without it)": how
+// each missing (or entirely failed) test moved the score; "" when none did.
+std::string missing_effect_text(const ReportData& d);
 
 // "bad_input 1, timeout 2" (sorted by kind), "" when no failure has a kind.
 std::string failure_kinds_text(const ReportData& d);

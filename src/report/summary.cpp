@@ -1,5 +1,7 @@
 #include "report/summary.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -10,7 +12,9 @@
 
 #include "measure/summary_window.hpp"
 #include "report/evidence.hpp"
+#include "report/summary_flags.hpp"
 #include "results/input_checks.hpp"
+#include "results/json_keys.hpp"
 #include "results/result_record.hpp"
 #include "results/result_scan.hpp"
 
@@ -153,7 +157,8 @@ json compute_stats(const std::vector<double>& values) {
   return {{"n", values.size()}, {"min", mn}, {"max", mx}, {"mean", mean}, {"std", std::sqrt(ss / values.size())}};
 }
 
-json parse_json_lenient(const std::string& text) {
+// Python's bare NaN/Infinity/-Infinity outside strings replaced by null.
+static std::string lenient_text(const std::string& text) {
   std::string s;
   s.reserve(text.size());
   bool in_str = false;
@@ -189,8 +194,10 @@ json parse_json_lenient(const std::string& text) {
     }
     s += c;
   }
-  return json::parse(s);
+  return s;
 }
+
+json parse_json_lenient(const std::string& text) { return json::parse(lenient_text(text)); }
 
 json read_json_file(const std::string& path, std::uint64_t max_bytes) {
   check_file_size(path, max_bytes, "this file");
@@ -199,7 +206,9 @@ json read_json_file(const std::string& path, std::uint64_t max_bytes) {
   std::stringstream ss;
   ss << in.rdbuf();
   try {
-    return parse_json_lenient(ss.str());
+    return parse_json_unique_keys(lenient_text(ss.str()));
+  } catch (const DuplicateKeyError& e) {
+    throw std::runtime_error(path + ": " + e.what());
   } catch (const json::exception& e) {
     throw std::runtime_error(path + ": invalid JSON (" + e.what() + ")");
   }
@@ -240,6 +249,7 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
     std::vector<RunEvidence> runs;                              // successful timings entries
     json inventory = json::object();                            // {key: distinct values}
     std::map<std::string, int> failure_kinds;                   // failure_kind -> count
+    SummaryFlags flags;                                         // duplicate runs, argument lists
   };
   std::map<std::string, Acc> acc;
   for (const auto& lr : results) {
@@ -248,6 +258,7 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
     const json& d = lr.doc;
     Acc& a = acc[r.group()];
     a.n++;
+    a.flags.add(r, file_label(p, outdir), warnings);
     // report.py's _successful: success and no NaN metric; ours also needs usable rates.
     bool ok = r.success;
     for (const auto& m : r.metrics) ok = ok && !metric_is_bad(m);
@@ -260,22 +271,33 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
     std::vector<RunEvidence> evidence;
     for (const auto& t : r.trains) {
       double perf = perf_of_rates(t.rates);
-      if (!std::isfinite(perf)) ok = false;
+      // Before the perf check: a NaN, infinite or string rate also makes perf NaN, and deserves its line.
       if (std::string why = rates_problem(t.rates, perf); ok && !why.empty()) {  // kind "bad_result" below
         warnings.push_back(terminal_safe("warning: " + lr.where + ": counted as failed (bad_result): " + why));
         ok = false;
       }
+      if (!std::isfinite(perf)) ok = false;
       perfs.push_back(perf);
       const std::string label = lr.label + (t.key == "train" ? "" : ":" + t.key);
       evidence.push_back(run_evidence(label, dev, t.doc));
     }
     if (perfs.empty()) ok = false;
+    a.flags.add_skipped(r.images_skipped);
+    const bool bad_data = ok && r.skipped_share() > kMaxSkippedInputShare;  // less work per example: not a result
+    if (bad_data) {
+      warnings.push_back(terminal_safe(fmt::format(
+          "warning: {}: counted as failed (bad_data): it skipped {:g} unreadable input(s), {:.1f}% of what it read, "
+          "over the {:g}% a run may skip; fix the data and run it again",
+          p.string(), r.images_skipped, r.skipped_share() * 100, kMaxSkippedInputShare * 100)));
+      ok = false;
+    }
     if (!ok) {
       a.failures++;
       // Older results carry no kind; a success flag with bad numbers is "bad_result".
-      const FailureKind k = r.failure_kind ? *r.failure_kind
-                            : r.success    ? FailureKind::BadResult
-                                           : FailureKind::Unknown;
+      const FailureKind k = bad_data         ? FailureKind::BadData
+                            : r.failure_kind ? *r.failure_kind
+                            : r.success      ? FailureKind::BadResult
+                                             : FailureKind::Unknown;
       a.failure_kinds[failure_kind_name(k)]++;
       continue;
     }
@@ -303,6 +325,7 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
     entry["stats"] = stats_block(a.runs, entry);
     entry["inventory"] = a.inventory;
     if (!a.failure_kinds.empty()) entry["failure_kinds"] = a.failure_kinds;
+    a.flags.write(name, entry, warnings);
     out[name] = entry;
   }
   return out;

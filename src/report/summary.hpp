@@ -31,7 +31,8 @@ nlohmann::json parse_json_lenient(const std::string& text);
 
 // Reads and parses a JSON file (lenient). Throws std::runtime_error naming
 // the path when it is larger than max_bytes (checked before reading), cannot
-// be opened or parsed. Limits: results/input_checks.hpp.
+// be opened or parsed, or holds a key twice in one object (JSON would keep
+// the last silently). Limits: results/input_checks.hpp.
 nlohmann::json read_json_file(const std::string& path, std::uint64_t max_bytes = kMaxResultFileBytes);
 
 // Summary JSON of every `*.json` result file in `outdir` and its sub-folders,

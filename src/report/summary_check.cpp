@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "results/input_checks.hpp"
+#include "results/json_keys.hpp"
 
 namespace milabench {
 using nlohmann::json;
@@ -27,9 +29,25 @@ std::string range_problem(const json& v, double lo, double hi, bool lo_open, boo
   return "";
 }
 
+const std::vector<std::string> kStatsKeys = {"n", "min", "max", "mean", "std"};
+// What `milarun summary` writes per test (report/summary.hpp, summary_flags.hpp) and the baselines hold.
+const std::vector<std::string> kEntryKeys = {
+    "n",     "failures",  "total",         "train",     "pergpu",         "peak_memory", "energy",
+    "stats", "inventory", "failure_kinds", "arguments", "duplicate_runs", "count_unit",  "images_skipped"};
+
+// "" when every key of object `o` is known; else the first unknown one.
+std::string keys_problem(const json& o, const std::vector<std::string>& known) {
+  for (const auto& [k, v] : o.items())
+    if (std::find(known.begin(), known.end(), k) == known.end()) return unknown_key_text(k, known);
+  return "";
+}
+
 // Checks one stats block {n, mean, std, min, max} (rates in examples/s).
 std::string stats_problem(const json& s, const std::string& where) {
   if (!s.is_object()) return fmt::format("\"{}\" must be an object or null", where);
+  if (auto p = keys_problem(s, kStatsKeys); !p.empty()) return fmt::format("\"{}\": {}", where, p);
+  if (s.contains("n") && s["n"].is_number() && s["n"].get<double>() == 0)
+    return fmt::format("\"{}.n\" is 0, yet it has a mean", where);
   if (!s.contains("mean")) return fmt::format("\"{}\" has no \"mean\"", where);
   if (auto p = range_problem(s["mean"], 0, kMaxPlausibleRate, true, false); !p.empty())
     return fmt::format("\"{}.mean\" {}", where, p);
@@ -52,6 +70,9 @@ std::string weights_problem(const json& weights, const std::string& path) {
   for (const auto& [name, entry] : weights.items()) {
     if (terminal_safe(name) != name)
       return fmt::format("{}: test name \"{}\" holds control characters", path, terminal_safe(name));
+    if (entry.is_object())
+      if (auto p = keys_problem(entry, {"weight"}); !p.empty())
+        return fmt::format("{}: test \"{}\": {}", path, terminal_safe(name), p);
     const json w = entry.is_object() ? entry.value("weight", json()) : entry;
     if (entry.is_object() && !entry.contains("weight"))
       return fmt::format("{}: test \"{}\" has no \"weight\" — give a number >= 0", path, terminal_safe(name));
@@ -71,6 +92,7 @@ std::string summary_problem(const json& summary, const std::string& path) {
     };
     if (test != name) return fail("the test name holds control characters");
     if (!e.is_object()) return fail("the entry is not an object");
+    if (auto p = keys_problem(e, kEntryKeys); !p.empty()) return fail(p);
     if (auto p = range_problem(e.value("n", json()), 0, 1e9, false, true); !p.empty()) return fail("\"n\" " + p);
     if (auto p = range_problem(e.value("failures", json()), 0, 1e9, false, true); !p.empty())
       return fail("\"failures\" " + p);
@@ -82,6 +104,9 @@ std::string summary_problem(const json& summary, const std::string& path) {
         return fail(fmt::format("no \"train\" block although {:g} of {:g} runs succeeded", n - failures, n));
     } else if (auto p = stats_problem(train, "train"); !p.empty()) {
       return fail(p);
+    } else if (failures == n) {
+      return fail(n == 0 ? std::string("a \"train\" mean with \"n\" 0 (no run)")
+                         : fmt::format("a \"train\" mean although all {:g} runs failed", n));
     }
     if (e.contains("pergpu") && !e["pergpu"].is_null()) {
       if (!e["pergpu"].is_object()) return fail("\"pergpu\" must be an object");

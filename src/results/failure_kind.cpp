@@ -17,6 +17,7 @@ constexpr std::pair<FailureKind, const char*> kNames[] = {
     {FailureKind::NotStarted, "not_started"},
     {FailureKind::GroupMemberFailed, "group_member_failed"},
     {FailureKind::BadResult, "bad_result"},
+    {FailureKind::BadData, "bad_data"},
     {FailureKind::Unknown, "unknown"},
 };
 }  // namespace

@@ -22,12 +22,13 @@ enum class FailureKind {
   GroupMemberFailed,  // stopped because another rank of its group failed
   // Only in summaries: how a reader classifies a failure.
   BadResult,  // success true but a NaN metric or no usable rates
+  BadData,    // success true but it skipped more than kMaxSkippedInputShare of its inputs (result_record.hpp)
   Unknown,    // a failed result without a (known) kind
 };
 
 // The JSON spelling: "exception", "oom", "nonfinite_loss", "bad_input", "exit",
 // "signal", "timeout", "interrupted", "not_started", "group_member_failed",
-// "bad_result", "unknown".
+// "bad_result", "bad_data", "unknown".
 const char* failure_kind_name(FailureKind k);
 // nullopt for a spelling not in the list.
 std::optional<FailureKind> parse_failure_kind(const std::string& s);

@@ -57,6 +57,8 @@ std::string byte_size_text(std::uint64_t bytes) {
 
 void check_file_size(const std::string& path, std::uint64_t limit, const std::string& what) {
   struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))  // else read as JSON and refused "at 1:1"
+    throw std::runtime_error(fmt::format("{}: a directory, not {}; pass the JSON file itself", path, what));
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return;
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size <= limit) return;

@@ -28,8 +28,9 @@ std::string unsafe_name_reason(const std::string& name);
 std::string terminal_safe(const std::string& text);
 
 // Throws std::runtime_error "PATH: SIZE, over the LIMIT limit for WHAT (...)"
-// when the file at `path` is larger than `limit` bytes; does nothing when it
-// cannot be stat'ed (the reader then reports it cannot open it).
+// when the file at `path` is larger than `limit` bytes, "PATH: a directory,
+// not WHAT; ..." when it is a directory; does nothing when it cannot be
+// stat'ed (the reader then reports it cannot open it).
 void check_file_size(const std::string& path, std::uint64_t limit, const std::string& what);
 
 // "4.0 GiB", "300.0 MiB", "12 bytes".

@@ -1,6 +1,7 @@
 #include "results/result_record.hpp"
 
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <sstream>
 
@@ -90,11 +91,19 @@ std::optional<ResultRecord> parse_result_record(const json& doc, std::string* wh
     }
   }
   if (doc.contains("metrics") && doc["metrics"].is_object()) r.metrics = doc["metrics"];
+  if (auto sk = r.metrics.value("images_skipped", json()); sk.is_number() && sk.get<double>() > 0)
+    r.images_skipped = sk.get<double>();
   if (doc.contains("gpu_monitor") && doc["gpu_monitor"].is_object()) r.gpu_monitor = doc["gpu_monitor"];
   const json mem = doc.value("memory", json::object());
   if (mem.is_object() && mem.contains("rss_peak_mb") && mem["rss_peak_mb"].is_number())
     r.rss_peak_mb = mem["rss_peak_mb"].get<double>();
   return r;
+}
+
+double ResultRecord::skipped_share() const {
+  if (!(images_skipped > 0)) return 0;
+  const double count = trains.empty() ? NAN : number_or_nan(trains.front().doc.value("count", json()));
+  return std::isfinite(count) && count >= 0 ? images_skipped / (images_skipped + count) : 1.0;
 }
 
 std::string ResultRecord::group() const {

@@ -20,6 +20,11 @@ constexpr int kResultSchemaVersion = 2;
 // number, strings otherwise (e.g. a GPU UUID); "" gives [].
 nlohmann::json device_ids_json(const std::string& list);
 
+// The share of its inputs a run may skip (corrupt or unreadable images,
+// metrics.images_skipped) and still count: past it the summary counts the
+// run as failed, kind bad_data, since skipping is less work per example.
+constexpr double kMaxSkippedInputShare = 0.01;
+
 struct TrainTiming {
   std::string key;            // "train", or "train_R" for rank R of a group
   std::vector<double> rates;  // examples/s per slice (null/NaN read as NaN)
@@ -46,6 +51,11 @@ struct ResultRecord {
   nlohmann::json metrics = nlohmann::json::object();
   nlohmann::json gpu_monitor = nlohmann::json::object();
   std::optional<double> rss_peak_mb;  // memory.rss_peak_mb
+  double images_skipped = 0;          // metrics.images_skipped (0 when absent)
+
+  // images_skipped / (images_skipped + timings.train.count of the first
+  // train entry); 0 when nothing was skipped, 1 when it has no count.
+  double skipped_share() const;
 
   // Counted by the summary: has a job id and is not a sub-job (report.py's _filter).
   bool counted() const { return !job_id.empty() && !sub_job; }

@@ -17,8 +17,14 @@ std::vector<std::string> json_files_in(const std::string& dir, bool recursive) {
   };
   if (recursive) {
     for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
-         !ec && it != end; it.increment(ec))
+         !ec && it != end; it.increment(ec)) {
+      std::error_code dec;
+      if (it->path().filename() == "superseded" && it->is_directory(dec)) {
+        it.disable_recursion_pending();  // results `jobs --resume` replaced: kept, not counted
+        continue;
+      }
       keep(*it);
+    }
   } else {
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) keep(*it);
   }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -28,6 +29,8 @@
 #include "results/result_scan.hpp"
 #include "results/run_exit.hpp"
 #include "store/recorder.hpp"
+#include "suite/jobs_checks.hpp"
+#include "suite/outdir_lock.hpp"
 #include "suite/plan.hpp"
 #include "suite/profile.hpp"
 #include "suite/slurm_launch.hpp"
@@ -153,35 +156,11 @@ void skip_finished_runs(JobPlan& plan, const std::string& outdir, std::ostream& 
       skipped, again, again ? fmt::format(" ({}; old files moved to {})", why, superseded) : "");
 }
 
-// "" when `dir` exists as a writable folder, or its closest existing parent
-// is one (so make_dirs can create it); else why not.
-std::string outdir_problem(const std::string& dir) {
-  std::string p = dir;
-  while (!p.empty()) {
-    struct stat st {};
-    if (::stat(p.c_str(), &st) == 0) {
-      if (!S_ISDIR(st.st_mode)) return p + " is not a directory";
-      return ::access(p.c_str(), W_OK | X_OK) == 0 ? "" : std::string(std::strerror(EACCES));
-    }
-    if (p == "." || p == "/") return "";
-    while (!p.empty() && p.back() == '/') p.pop_back();
-    const auto slash = p.rfind('/');
-    p = slash == std::string::npos ? "." : slash == 0 ? "/" : p.substr(0, slash);
-  }
-  return "";
-}
-
-bool enough_space(const std::string& dir, double min_free_mb, std::ostream& err) {
-  try {
-    double free_mb = fetch::system_disk_space().available_bytes(dir) / (1024.0 * 1024.0);
-    if (free_mb >= min_free_mb) return true;
-    err << fmt::format("error: {} has {:.1f} MiB free, less than the {:.0f} MiB a run needs for its result and log\n",
-                       dir, free_mb, min_free_mb);
-    return false;
-  } catch (const std::exception& e) {
-    err << "warning: " << e.what() << "\n";
-    return true;
-  }
+// Whether a run that exited 0 left no result in outdir (local launch: a
+// Slurm step's tasks name their own files; ranks > 0 of a group write none
+// the summary counts).
+bool result_lost(const JobsOptions& o, const ProcessSpec& s, double wave_start) {
+  return o.launcher == "local" && !is_secondary_rank(s) && !has_result_file(o.outdir, s.name, s.job_id, wave_start);
 }
 
 bool has_unsaved(const std::string& outdir) { return !json_files_in(unsaved_dir(outdir)).empty(); }
@@ -213,26 +192,8 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     err << "error: no data root given (-d DATAROOT or MILARUN_DATAROOT)\n";
     return 2;
   }
-  if (o.repeat < 1) {
-    err << fmt::format("error: --repeat must be at least 1 (got {})\n", o.repeat);
-    return 2;
-  }
-  if (o.devices < 0) {
-    err << fmt::format("error: --devices must be positive (got {})\n", o.devices);
-    return 2;
-  }
-  if (!(o.min_duration_s >= 0) || !std::isfinite(o.min_duration_s)) {
-    err << fmt::format("error: --min-duration must be a number of seconds >= 0 (got {})\n", o.min_duration_s);
-    return 2;
-  }
-  if (o.max_duration_s < 0 || std::isnan(o.max_duration_s) || o.max_duration_s > kMaxTimeoutSeconds) {
-    err << fmt::format("error: --max-duration must be a positive number of seconds, at most {:g} (got {})\n",
-                       kMaxTimeoutSeconds, o.max_duration_s);
-    return 2;
-  }
-
-  if (!std::isfinite(o.min_free_mb)) {
-    err << "error: --min-free-mb must be a finite number of MiB\n";
+  if (std::string why = jobs_options_problem(o); !why.empty()) {
+    err << why << "\n";
     return 2;
   }
 
@@ -241,6 +202,11 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     profile = load_profile(o.profile);
   } catch (const ProfileError& e) {
     err << "error: " << terminal_safe(e.what()) << "\n";
+    return 2;
+  }
+
+  if (std::string why = min_duration_problem(profile, o); !why.empty()) {
+    err << why << "\n";
     return 2;
   }
 
@@ -290,6 +256,11 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     err << fmt::format("error: cannot write to output directory {}: {}\n", o.outdir, std::strerror(errno));
     return 2;
   }
+  OutdirLock lock;  // one suite per -o (outdir_lock.hpp), held until this function returns
+  if (std::string why = lock.acquire(o.outdir); !why.empty()) {
+    err << terminal_safe(why) << "\n";
+    return 2;
+  }
   for (const auto& w : plan.warnings) err << w << "\n";
   if (o.max_duration_s > 0)
     for (auto& wave : plan.waves)
@@ -303,6 +274,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     if (!mixed.empty()) return 2;
   }
   if (o.resume) {
+    note_more_repeats(plan, o, err);
     skip_finished_runs(plan, o.outdir, err);
   } else if (!existing_results(o.outdir).empty()) {
     err << fmt::format("note: {} already holds results; new ones are added (--resume skips the runs done)\n", o.outdir);
@@ -315,11 +287,15 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   // Every result file is written before it is recorded; the store never stops the suite.
   store::SuiteRecorder recorder(o.db, o.outdir, o.profile, err);
   const std::string log_dir = o.outdir + "/logs";
-  int failures = 0, total = 0;
-  bool disk_full = false;
+  int failures = 0, total = 0, lost = 0;
+  bool disk_full = false, outdir_gone = false;
   install_interrupt_handlers();
   for (std::size_t w = 0; w < plan.waves.size() && interrupt_signal() == 0; ++w) {
     if (plan.waves[w].empty()) continue;  // every run of it done already (--resume)
+    if (!outdir_still_there(o.outdir, err)) {
+      outdir_gone = true;
+      break;
+    }
     if (!enough_space(o.outdir, o.min_free_mb, err)) {
       disk_full = true;
       break;
@@ -339,8 +315,23 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
       const auto& s = plan.waves[w][i];
       const auto& r = results[i];
       ++total;
-      if (r.ok()) {
-        log << fmt::format("{} J{} OK {:.1f}s\n", s.name, s.job_id, r.wall_s);
+      if (r.ok() && !result_lost(o, s, wave_start)) {
+        const auto rec = run_result(o.outdir, s.name, s.job_id, wave_start);
+        const std::string skipped = rec ? skipped_inputs_note(*rec) : "";
+        if (rec && rec->skipped_share() > kMaxSkippedInputShare) {  // the summary counts it failed (bad_data)
+          ++failures;
+          log << fmt::format("{} J{} FAIL {:.1f}s (bad_data: {}, over the {:g}% a run may skip; fix the data)\n",
+                             s.name, s.job_id, r.wall_s, skipped, kMaxSkippedInputShare * 100);
+          continue;
+        }
+        log << fmt::format("{} J{} OK {:.1f}s{}\n", s.name, s.job_id, r.wall_s,
+                           skipped.empty() ? "" : " (" + skipped + ")");
+        continue;
+      }
+      if (r.ok()) {  // exit 0, yet no result in -o: the run's result is gone
+        ++failures, ++lost;
+        log << fmt::format("{} J{} LOST {:.1f}s (it ended well but its result is not in {}; log: {})\n", s.name,
+                           s.job_id, r.wall_s, o.outdir, r.log_path);
         continue;
       }
       ++failures;
@@ -353,6 +344,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
           if (is_secondary_rank(s)) doc["sub_job"] = true;  // the group's failure is rank 0's (plan.hpp)
           write_json_atomic(o.outdir + "/" + result_file_name(s.name, s.job_id, true), doc);
         } catch (const std::exception& e) {
+          ++lost;
           err << "error: " << terminal_safe(e.what()) << "\n";
         }
       }
@@ -365,6 +357,11 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
       break;
     }
   }
+  if (lost > 0)
+    err << fmt::format(
+        "error: {} result(s) could not be kept in {} (listed above); run the same command with "
+        "--resume to run them again\n",
+        lost, o.outdir);
   if (disk_full)
     err << fmt::format("stopped: free space in {}, then run the same command with --resume to finish the suite\n",
                        o.outdir);
@@ -379,7 +376,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   log << fmt::format("total: {} processes, {} failed, {:.1f}s\n", total, failures, secs);
   if (o.json_to_stdout) print_results(o.outdir, out);
   if (int sig = interrupt_signal()) return 128 + sig;
-  return failures == 0 && !disk_full ? 0 : 1;
+  return failures == 0 && !disk_full && !outdir_gone ? 0 : 1;
 }
 
 }  // namespace milabench

@@ -17,6 +17,9 @@ struct TestArguments {
   std::vector<std::string> arguments;
 };
 
+// The largest --min-free-mb (1 PiB in MiB): past it the number is a mistake.
+constexpr double kMaxMinFreeMb = 1e9;
+
 struct JobsOptions {
   std::string profile;   // path to the profile JSON
   std::string dataroot;  // passed as -d to each run
@@ -24,7 +27,9 @@ struct JobsOptions {
   int repeat = 1;
   std::vector<std::string> names;  // only these tests; empty = all
   bool no_cgexec = false;
-  int devices = 0;                      // 0 = detect
+  int devices = 0;  // 0 = detect (unless devices_given)
+  // --devices / --max-duration were on the command line: 0 is then an error, not the default.
+  bool devices_given = false, max_duration_given = false;
   std::vector<std::string> extra_args;  // after `--`; override profile flags
   std::string self_exe;                 // path of milarun; empty = /proc/self/exe
   // "local" (default) or "slurm": each wave as one `srun` step inside the
@@ -66,7 +71,8 @@ struct JobsOptions {
 // Returns 0 when every process succeeded, 1 when one failed (a failure
 // result file is written for it if it left none) or the disk filled up, 2 on
 // bad options/profile, a test that fails the pre-flight checks, results of
-// other arguments in outdir, or an unwritable outdir (nothing is run then), and
+// other arguments in outdir, an unwritable outdir, or an outdir another suite
+// holds (suite/outdir_lock.hpp) (nothing is run then), and
 // 128 + signal after SIGINT/SIGTERM/SIGHUP (children stopped, the unfinished
 // runs recorded as interrupted; `--resume` runs them and the rest).
 int run_jobs(const JobsOptions& o, std::ostream& out, std::ostream& err);

@@ -55,6 +55,9 @@ JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
     return d < static_cast<int>(in.cpu_partitions.size()) ? in.cpu_partitions[d] : std::vector<int>{};
   };
 
+  // A trailing slash: `milarun run` then always writes a file into the
+  // folder (making it again if it vanished), never a file named like it.
+  const std::string outdir_arg = in.outdir.empty() || in.outdir.back() == '/' ? in.outdir : in.outdir + "/";
   JobPlan plan;
   for (int r = 0; r < in.repeat; ++r) {
     for (const auto& t : profile.tests) {
@@ -69,8 +72,9 @@ JobPlan build_plan(const Profile& profile, const PlanInputs& in) {
       auto make = [&](const std::string& name, const std::string& job_id, const std::string& dev) {
         ProcessSpec s;
         s.argv = prefix;
-        std::vector<std::string> tail = {in.self_exe,         "run", t.experiment, "-d",   in.dataroot, "-o", in.outdir,
-                                         "--experiment-name", name,  "--job-id",   job_id, "--"};
+        std::vector<std::string> tail = {in.self_exe, "run",      t.experiment, "-d",
+                                         in.dataroot, "-o",       outdir_arg,   "--experiment-name",
+                                         name,        "--job-id", job_id,       "--"};
         s.argv.insert(s.argv.end(), tail.begin(), tail.end());
         auto words = run_arguments(t, in.extra_args);
         s.argv.insert(s.argv.end(), words.begin(), words.end());

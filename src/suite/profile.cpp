@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "results/input_checks.hpp"
+#include "results/json_keys.hpp"
 
 namespace milabench {
 
@@ -52,8 +53,27 @@ std::vector<std::string> string_list(const ojson& v, const std::string& path, co
   return out;
 }
 
+const std::vector<std::string> kTestKeys = {"experiment",  "arguments",        "prepare",
+                                            "exec_prefix", "partition_scheme", "timeout"};
+const std::vector<std::string> kPartitionKeys = {"type", "cgroup"};
+
+// A misspelt key would be ignored (a "timout" keeps 3600 s, "argumnets" runs
+// the workload's defaults): refused, naming the closest known key.
+void check_keys(const ojson& t, const std::string& path, const std::string& name) {
+  for (auto it = t.begin(); it != t.end(); ++it)
+    if (std::find(kTestKeys.begin(), kTestKeys.end(), it.key()) == kTestKeys.end())
+      throw ProfileError(fmt::format("{}: test \"{}\": {}", path, name, unknown_key_text(it.key(), kTestKeys)));
+  auto ps = t.find("partition_scheme");
+  if (ps == t.end() || !ps->is_object()) return;
+  for (auto it = ps->begin(); it != ps->end(); ++it)
+    if (std::find(kPartitionKeys.begin(), kPartitionKeys.end(), it.key()) == kPartitionKeys.end())
+      throw ProfileError(
+          fmt::format("{}: test \"{}\": partition_scheme: {}", path, name, unknown_key_text(it.key(), kPartitionKeys)));
+}
+
 TestSpec read_test(const std::string& name, const ojson& t, const std::string& path) {
   if (!t.is_object()) throw ProfileError(fmt::format("{}: test \"{}\" must be a JSON object", path, name));
+  check_keys(t, path, name);
   TestSpec s;
   s.name = name;
   auto exp = t.find("experiment");
@@ -177,6 +197,7 @@ Profile parse_profile(const std::string& text, const std::string& path) {
                     path, terminal_safe(prof.suite), why));
   ojson defaults = doc.contains("*") ? doc["*"] : ojson::object();
   if (!defaults.is_object()) throw ProfileError(fmt::format("{}: test \"*\" (defaults) must be a JSON object", path));
+  check_keys(defaults, path, "*");
   for (auto it = doc.begin(); it != doc.end(); ++it) {
     if (it.key() == "*") continue;
     if (std::string why = unsafe_name_reason(it.key()); !why.empty())

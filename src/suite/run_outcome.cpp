@@ -7,11 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <ostream>
 
+#include "report/summary.hpp"
+#include "results/argument_words.hpp"
 #include "results/atomic_write.hpp"
 #include "results/failure_kind.hpp"
 #include "results/input_checks.hpp"
@@ -33,6 +36,27 @@ std::vector<std::string> json_files(const std::string& dir) {
   std::vector<std::string> names;
   for (const auto& p : json_files_in(dir)) names.push_back(p.substr(p.rfind('/') + 1));
   return names;
+}
+
+// What `milarun rerun` needs to run it again (experiment, dataroot,
+// arguments, environment), read back from the `milarun run` command of the
+// spec ("... run EXPERIMENT -d ROOT ... -- ARGS"); nothing when it has none.
+void add_run_command(nlohmann::json& doc, const ProcessSpec& spec) {
+  const auto& a = spec.argv;
+  auto run = std::find(a.begin(), a.end(), "run");
+  if (run == a.end() || run + 1 == a.end()) return;
+  doc["experiment"] = *(run + 1);
+  auto dd = std::find(run, a.end(), "--");
+  for (auto it = run; it != dd && it + 1 != dd; ++it)
+    if (*it == "-d") doc["dataroot"] = *(it + 1);
+  std::vector<std::string> words;  // recorded as `milarun run` records them (its identity for --resume)
+  if (dd != a.end())
+    for (auto it = dd + 1; it != a.end(); ++it) words.push_back(normalize_number_word(*it));
+  doc["arguments"] = words;
+  nlohmann::json env = nlohmann::json::object();  // the device it ran on (not a rank group's rendezvous)
+  for (const char* k : {"CUDA_VISIBLE_DEVICES", "MILARUN_CPU_PARTITION"})
+    if (auto it = spec.env.find(k); it != spec.env.end()) env[k] = it->second;
+  doc["environ"] = env;
 }
 
 }  // namespace
@@ -83,6 +107,7 @@ nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r) {
   doc["timings"] = nlohmann::json::object();
   doc["wall_time"] = r.wall_s;
   if (!r.log_path.empty()) doc["log"] = r.log_path;
+  add_run_command(doc, spec);
   if (!spec.isolation.record.empty()) doc["isolation"] = nlohmann::json::parse(spec.isolation.record, nullptr, false);
   return doc;
 }
@@ -110,6 +135,29 @@ bool has_result_file(const std::string& outdir, const std::string& name, const s
     if (st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9 + 1.0 >= since_epoch_s) return true;
   }
   return false;
+}
+
+std::optional<ResultRecord> run_result(const std::string& outdir, const std::string& name, const std::string& job_id,
+                                       double since_epoch_s) {
+  std::string newest;
+  for (const auto& f : json_files(outdir)) {
+    const auto parsed = parse_result_file_name(f);
+    struct stat st {};
+    if (parsed && parsed->name == name && parsed->job_id == job_id && ::stat((outdir + "/" + f).c_str(), &st) == 0 &&
+        st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9 + 1.0 >= since_epoch_s)
+      newest = f;  // sorted by name: the last has the latest time stamp
+  }
+  if (newest.empty()) return std::nullopt;
+  try {
+    return parse_result_record(read_json_file(outdir + "/" + newest));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string skipped_inputs_note(const ResultRecord& r) {
+  if (!(r.images_skipped > 0)) return "";
+  return fmt::format("{:g} input(s) skipped, {:.2f}% of what it read", r.images_skipped, r.skipped_share() * 100);
 }
 
 std::map<std::pair<std::string, std::string>, ExistingResult> existing_results(const std::string& outdir) {

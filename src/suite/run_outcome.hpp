@@ -4,11 +4,13 @@
 #pragma once
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "launch/process.hpp"
+#include "results/result_record.hpp"
 #include "results/unsaved.hpp"
 
 namespace milabench {
@@ -36,6 +38,16 @@ nlohmann::json failure_result(const std::vector<ProcessSpec>& wave, const std::v
 // or after `since_epoch_s` (seconds since the epoch).
 bool has_result_file(const std::string& outdir, const std::string& name, const std::string& job_id,
                      double since_epoch_s);
+
+// The run's own result in outdir ("<name>.J<job_id>.*.json" modified at or
+// after since_epoch_s; the newest by name), read as a ResultRecord; nullopt
+// when there is none or it cannot be read.
+std::optional<ResultRecord> run_result(const std::string& outdir, const std::string& name, const std::string& job_id,
+                                       double since_epoch_s);
+
+// "" for a run that skipped no input; else its jobs-line note, e.g. "3
+// input(s) skipped, 0.06% of what it read".
+std::string skipped_inputs_note(const ResultRecord& r);
 
 // A result file found in an output folder.
 struct ExistingResult {

@@ -1,22 +1,21 @@
 // cgroup code against fake roots (plain temp folders): which files set-up,
 // status and teardown write and remove, and how launch falls back.
-#include <gtest/gtest.h>
+#include "launch/cgroups.hpp"
 
+#include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
-#include "scratch_dir.hpp"
-#include "launch/cgroups.hpp"
 #include "launch/devices.hpp"
 #include "launch/isolation.hpp"
 #include "launch/student_groups.hpp"
+#include "scratch_dir.hpp"
 #include "suite/jobs.hpp"
 
 using namespace milabench;
@@ -278,7 +277,9 @@ TEST(Isolation, JobsWarnsOnceAndEveryProcessGetsItsRecord) {
                "a": {"experiment": "x"}, "b": {"experiment": "x"}})");
   // A fake milarun that keeps what the launcher handed it.
   std::string fake = dir + "/fake.sh";
-  put(fake, "#!/bin/sh\necho \"$MILARUN_ISOLATION\" > \"" + dir + "/iso.$MILARUN_CPU_PARTITION.$$\"\n");
+  put(fake, "#!/bin/sh\necho \"$MILARUN_ISOLATION\" > \"" + dir + "/iso.$MILARUN_CPU_PARTITION.$$\"\n" +
+                "while [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; esac; shift; "
+                "done\necho '{\"success\": true}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
   ::chmod(fake.c_str(), 0755);
   JobsOptions o;
   o.profile = prof;

@@ -75,8 +75,8 @@ TEST(SummaryEvidence, AddsStatsAndInventoryBesideTheBaselineKeys) {
   const json& e = s["s.t"];
   std::set<std::string> keys;
   for (const auto& [k, v] : e.items()) keys.insert(k);
-  EXPECT_EQ(keys,
-            (std::set<std::string>{"n", "failures", "total", "train", "pergpu", "peak_memory", "stats", "inventory"}));
+  EXPECT_EQ(keys, (std::set<std::string>{"n", "failures", "total", "train", "pergpu", "peak_memory", "stats",
+                                         "inventory", "arguments"}));
   const json& st = e["stats"];
   ASSERT_EQ(st["runs"].size(), 6u);
   const double mean = e["train"]["mean"];

@@ -1,12 +1,11 @@
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-
-#include <sys/stat.h>
 
 #include "scratch_dir.hpp"
 #include "suite/jobs.hpp"
@@ -77,9 +76,24 @@ TEST(Profile, ExtraArgsOverride) {
   in.extra_args = {"--batch-size", "7"};
   auto plan = build_plan(p, in);
   const auto& argv = plan.waves.at(0).at(0).argv;
-  std::vector<std::string> want = {"nocache", "/bin/milarun", "run", "milarun.models.vae:main", "-d", "/data",
-                                   "-o", "/out", "--experiment-name", "p.vae", "--job-id", "0.0", "--",
-                                   "--lr", "0.1", "--cuda", "--batch-size", "7"};
+  std::vector<std::string> want = {"nocache",
+                                   "/bin/milarun",
+                                   "run",
+                                   "milarun.models.vae:main",
+                                   "-d",
+                                   "/data",
+                                   "-o",
+                                   "/out/",
+                                   "--experiment-name",
+                                   "p.vae",
+                                   "--job-id",
+                                   "0.0",
+                                   "--",
+                                   "--lr",
+                                   "0.1",
+                                   "--cuda",
+                                   "--batch-size",
+                                   "7"};
   EXPECT_EQ(argv, want);
 }
 
@@ -303,7 +317,11 @@ TEST(Jobs, RunsAndWritesFailureFile) {
   // A fake milarun: exits with the value after --code (3 would mean "result
   // parked elsewhere", for which jobs writes no FAIL file: results/run_exit.hpp).
   std::string fake = dir + "/fake.sh";
-  std::ofstream(fake) << "#!/bin/sh\nwhile [ $# -gt 0 ]; do [ \"$1\" = --code ] && exit $2; shift; done\n";
+  // On --code 0 it writes a result, as a run that ended well does.
+  std::ofstream(fake) << "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; "
+                         "--job-id) j=$2;; --code) [ $2 = 0 ] && echo '{\"success\": true}' > "
+                         "\"$o/$n.J$j.20260101-000000-000000.json\"; "
+                         "exit $2;; esac; shift; done\n";
   chmod(fake.c_str(), 0755);
   JobsOptions o;
   o.profile = prof;
@@ -317,7 +335,7 @@ TEST(Jobs, RunsAndWritesFailureFile) {
   EXPECT_NE(out.str().find("mini.bad J0.0 FAIL"), std::string::npos) << out.str();
   EXPECT_NE(err.str().find("prepare"), std::string::npos);
   EXPECT_TRUE(has_result_file(o.outdir, "mini.bad", "0.0", 0));
-  EXPECT_FALSE(has_result_file(o.outdir, "mini.good", "0.0", 0));
+  EXPECT_TRUE(existing_results(o.outdir).at({"mini.good", "0.0"}).success);  // its own file, no FAIL file
   o.names = {"good"};
   EXPECT_EQ(run_jobs(o, out, err), 0);
   o.names = {"missing"};

@@ -52,6 +52,16 @@ probe 2 1 "--batch-size" "$M" jobs bs0.json -d data -o bs0
 echo '{"t": {"experiment": "vae", "arguments": {"--stop-at-count": true, "--max-count": 640}}}' > nodata.json
 probe 2 1 "milarun dataset mnist -d nodata" "$M" jobs nodata.json -d nodata -o nodata
 [ "$(results abc)$(results bs0)$(results nodata)" = 000 ] || fail "pre-flight: a result was written"
+# 1500 tests (a ~170 KiB batch, over Linux's 128 KiB cap on one argv word): the last one's
+# typo is named, so the whole batch reached check-args (issue 24 item 12)
+python3 - > big.json <<'PY'
+import json
+t = {f"t{i:04d}": {"experiment": "polynome", "arguments": {"--stop-at-count": True, "--max-count": 20000,
+                                                           "--poly-degree": 4}} for i in range(1500)}
+t["t1499"]["arguments"]["--max-cuont"] = 1
+print(json.dumps(t))
+PY
+probe 2 1 'test "t1499"' "$M" jobs big.json -d data -o big
 
 # ---- profile names and shapes
 mkdir -p deep/a/b

@@ -1,0 +1,45 @@
+// What a summary flags beside a test's numbers: results of one run found
+// twice (two suites in one folder, folders merged, a second `jobs` without
+// --resume) and runs made with different arguments, which one mean would
+// otherwise average silently (docs/reliability.md).
+#pragma once
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "results/result_record.hpp"
+
+namespace milabench {
+
+// One test's flags, fed every counted result of the test in file order.
+class SummaryFlags {
+ public:
+  // Records `r` (its file shown as `label`). A second result of the same
+  // run (job id) on the same device appends one warning line naming both files.
+  void add(const ResultRecord& r, const std::string& label, std::vector<std::string>& warnings);
+
+  // Adds a counted run's skipped inputs (metrics.images_skipped).
+  void add_skipped(double images) { skipped_ += images; }
+
+  // Adds to the summary entry "images_skipped" (the sum over its runs, when
+  // any) and "arguments": the distinct argument lists of
+  // its results (normalised number words), and when there are any,
+  // "duplicate_runs": one "FILE repeats FILE" string per extra result.
+  // One warning line when the test holds more than one argument list.
+  void write(const std::string& test, nlohmann::json& entry, std::vector<std::string>& warnings) const;
+
+ private:
+  std::map<std::string, std::string> first_;  // "job_id@device" -> label of its first result
+  std::vector<std::string> duplicates_;
+  std::set<std::vector<std::string>> argument_sets_;
+  double skipped_ = 0;
+};
+
+// The lines a report prints above its table for `summary`'s flags: "DUPLICATE
+// RESULTS: ...", "MIXED ARGUMENTS: ..." and "SKIPPED INPUTS: ..." per test;
+// empty when none.
+std::vector<std::string> summary_flag_lines(const nlohmann::json& summary);
+
+}  // namespace milabench

@@ -1,0 +1,333 @@
+// Issue 24: two suites in one folder, copies of one run, mixed arguments, a
+// vanished -o. Each case as a user would meet it (docs/reliability.md).
+#include <gtest/gtest.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <sstream>
+
+#include "fake_worker.hpp"
+#include "launch/capture_output.hpp"
+#include "report/report.hpp"
+#include "report/summary.hpp"
+#include "result_files.hpp"
+#include "results/result_record.hpp"
+#include "suite/jobs.hpp"
+#include "suite/outdir_lock.hpp"
+#include "suite/plan.hpp"
+#include "suite/profile.hpp"
+
+using namespace milabench;
+using namespace milabench::test;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+JobsOptions two_test_suite(const std::string& dir, const std::string& profile_text) {
+  write_text(dir + "/mini.json", profile_text);
+  JobsOptions o;
+  o.profile = dir + "/mini.json";
+  o.dataroot = dir;
+  o.outdir = dir + "/out";
+  o.devices = 1;
+  o.self_exe = fake_worker(dir);
+  return o;
+}
+
+}  // namespace
+
+TEST(OutdirLock, ASecondSuiteOnTheSameFolderIsRefusedNamingTheFolderAndTheHolder) {
+  const std::string dir = scratch_dir("lock");
+  JobsOptions o = two_test_suite(dir, R"({"a": {"experiment": "x"}})");
+  fs::create_directories(o.outdir);
+  {
+    OutdirLock first;  // a suite running in o.outdir
+    ASSERT_EQ(first.acquire(o.outdir), "");
+    std::ostringstream out, err;
+    EXPECT_EQ(run_jobs(o, out, err), 2);
+    EXPECT_NE(err.str().find("error: " + o.outdir + " is in use by another milarun jobs (pid " +
+                             std::to_string(::getpid()) + ")"),
+              std::string::npos)
+        << err.str();
+    o.resume = true;  // --resume is refused the same way
+    std::ostringstream out2, err2;
+    EXPECT_EQ(run_jobs(o, out2, err2), 2);
+    EXPECT_EQ(fake_calls(dir), 0);
+  }
+  std::ostringstream out3, err3;  // the holder is gone: the folder is free
+  EXPECT_EQ(run_jobs(o, out3, err3), 0) << err3.str();
+  EXPECT_EQ(fake_calls(dir), 1);
+}
+
+TEST(OutdirLock, AKilledHolderLeavesNoStuckLock) {
+  const std::string dir = scratch_dir("lock_kill");
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t child = ::fork();
+  if (child == 0) {
+    OutdirLock l;
+    const bool ok = l.acquire(dir).empty();
+    (void)!::write(ready[1], ok ? "y" : "n", 1);
+    ::pause();  // holds it until killed
+    _exit(0);
+  }
+  char c = 0;
+  ASSERT_EQ(::read(ready[0], &c, 1), 1);
+  ASSERT_EQ(c, 'y');
+  OutdirLock mine;
+  EXPECT_NE(mine.acquire(dir).find("(pid " + std::to_string(child) + ")"), std::string::npos);
+  ::kill(child, SIGKILL);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  EXPECT_EQ(mine.acquire(dir), "");  // kill -9 released it
+}
+
+TEST(SummaryFlags, TwoResultsOfOneRunAreFlaggedInTheSummaryAndTheReport) {
+  const fs::path dir = result_dir("dup");
+  const std::vector<double> rates(12, 100.0);
+  write_json(dir / "s.a.J0.0.20260101-000000-000001.json", result_record("s.a", "0.0", "0", rates));
+  write_json(dir / "s.a.J0.0.20260101-000000-000002.json", result_record("s.a", "0.0", "0", rates));
+  write_json(dir / "s.a.J0.1.20260101-000000-000001.json", result_record("s.a", "0.1", "1", rates));
+  std::vector<std::string> warnings;
+  json summary = summarize_directory(dir.string(), warnings);
+  ASSERT_EQ(summary["s.a"]["duplicate_runs"].size(), 1u) << summary.dump();
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("s.a.J0.0.20260101-000000-000001.json and s.a.J0.0.20260101-000000-000002.json are "
+                             "both results of s.a run J0.0 on device 0"),
+            std::string::npos)
+      << warnings[0];
+  ReportOptions r;
+  r.input = dir.string();
+  std::ostringstream out, err;
+  ASSERT_EQ(run_report(r, out, err), 0) << err.str();
+  EXPECT_NE(out.str().find("DUPLICATE RESULTS: s.a has 1 result(s) of a run (job id, device) already counted"),
+            std::string::npos)
+      << out.str();
+}
+
+TEST(SummaryFlags, RunsOfOneTestWithOtherArgumentsAreKeptAndFlagged) {
+  const fs::path dir = result_dir("mixedargs");
+  const std::vector<double> rates(12, 100.0);
+  json a = result_record("s.a", "0.0", "0", rates), b = result_record("s.a", "1.0", "0", rates);
+  a["arguments"] = {"--batch-size", "32"};
+  b["arguments"] = {"--batch-size", "64"};
+  write_json(dir / "s.a.J0.0.20260101-000000-000001.json", a);
+  write_json(dir / "s.a.J1.0.20260101-000000-000001.json", b);
+  std::vector<std::string> warnings;
+  json summary = summarize_directory(dir.string(), warnings);
+  EXPECT_EQ(summary["s.a"]["arguments"], json::parse(R"([["--batch-size", "32"], ["--batch-size", "64"]])"));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("s.a averages runs made with 2 different argument lists"), std::string::npos);
+  std::ostringstream out;
+  print_report(build_report(summary, json(), json(), 0, false, ""), out);
+  EXPECT_NE(out.str().find("MIXED ARGUMENTS: s.a averages runs made with 2 different argument lists: (--batch-size "
+                           "32), (--batch-size 64)"),
+            std::string::npos)
+      << out.str();
+  // One argument list: kept in the summary, nothing flagged.
+  fs::remove(dir / "s.a.J1.0.20260101-000000-000001.json");
+  std::vector<std::string> w2;
+  json one = summarize_directory(dir.string(), w2);
+  EXPECT_EQ(one["s.a"]["arguments"].size(), 1u);
+  EXPECT_TRUE(w2.empty());
+}
+
+TEST(SummaryFlags, ResultsMovedToSupersededAreNotCounted) {
+  const fs::path dir = result_dir("superseded");
+  write_json(dir / "s.a.J0.0.20260101-000000-000002.json", result_record("s.a", "0.0", "0", {100, 100, 100, 100}));
+  fs::create_directories(dir / "superseded");
+  json failed = result_record("s.a", "0.0", "0", {}, false);
+  failed["failure_kind"] = "interrupted";
+  write_json(dir / "superseded" / "s.a.J0.0.FAIL.20260101-000000-000001.json", failed);
+  std::vector<std::string> warnings;
+  json summary = summarize_directory(dir.string(), warnings);
+  EXPECT_EQ(summary["s.a"]["n"], 1);
+  EXPECT_EQ(summary["s.a"]["failures"], 0);
+  EXPECT_FALSE(summary["s.a"].contains("duplicate_runs"));
+}
+
+TEST(JobsOutput, AFolderRemovedMidSuiteIsMadeAgainAndALostResultFailsTheSuite) {
+  const std::string dir = scratch_dir("vanish");
+  // a's prepare removes -o (a user cleaning up the wrong folder); b's run
+  // removes it after writing its result; c runs after both.
+  JobsOptions o = two_test_suite(dir, R"({"a": {"experiment": "x", "prepare": ["rm -rf )" + dir + R"(/out"]},
+      "b": {"experiment": "x", "arguments": {"--remove-out": true}}, "c": {"experiment": "x"}})");
+  write_text(dir + "/fake2.sh", "#!/bin/sh\n" + o.self_exe + " \"$@\"\ncase \" $* \" in *' --remove-out '*) rm -rf " +
+                                    dir + "/out;; esac\n");
+  ::chmod((dir + "/fake2.sh").c_str(), 0755);
+  o.self_exe = dir + "/fake2.sh";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_jobs(o, out, err), 1) << out.str() << err.str();
+  EXPECT_NE(err.str().find("was removed during the suite; made it again"), std::string::npos) << err.str();
+  EXPECT_TRUE(fs::is_directory(o.outdir));
+  auto found = existing_results(o.outdir);
+  // -o DIR/: a's run made the folder again and kept its result there (b's run removed it later).
+  EXPECT_NE(out.str().find("mini.a J0.0 OK"), std::string::npos) << out.str();
+  EXPECT_EQ(found.count({"mini.c", "0.0"}), 1u);
+  EXPECT_NE(out.str().find("mini.b J0.0 LOST"), std::string::npos) << out.str();
+  EXPECT_NE(err.str().find("1 result(s) could not be kept in " + o.outdir), std::string::npos) << err.str();
+  EXPECT_NE(out.str().find("1 failed"), std::string::npos) << out.str();
+}
+
+// The original's rule: a weighted test without a result counts as perf 1. On
+// a machine where tests run below 1 example/s a failing test raises the score.
+TEST(ScoreEffect, TheReportSaysWhichTestsWithoutAResultMovedTheScoreAndWhichWay) {
+  auto entry = [](double mean) {
+    return json{{"n", 2}, {"failures", 0}, {"train", {{"n", 2}, {"mean", mean}, {"std", 0}}}};
+  };
+  json weights = {{"s.a", 1}, {"s.b", 1}, {"s.c", 1}};
+  ReportData slow = build_report({{"s.a", entry(0.25)}, {"s.b", entry(0.25)}}, weights, json(), 0, false, "");
+  EXPECT_NEAR(slow.score, std::pow(0.25, 2.0 / 3), 1e-12);  // the original's number, kept
+  std::ostringstream out;
+  print_report(slow, out);
+  EXPECT_NE(out.str().find("moved by test(s) without a result, each counted as perf 1 (the original's rule): s.c "
+                           "raised it (0.25 without it)"),
+            std::string::npos)
+      << out.str();
+  ReportData fast = build_report({{"s.a", entry(400)}, {"s.b", entry(400)}}, weights, json(), 0, false, "");
+  EXPECT_EQ(missing_effect_text(fast), "s.c lowered it (400.00 without it)");
+  ReportData full =
+      build_report({{"s.a", entry(4)}, {"s.b", entry(4)}, {"s.c", entry(4)}}, weights, json(), 0, false, "");
+  EXPECT_EQ(missing_effect_text(full), "");
+}
+
+TEST(JobsOptionsCheck, ContradictoryOrMeaninglessOptionsAreRefusedBeforeAnythingStarts) {
+  const std::string dir = scratch_dir("contra");
+  JobsOptions base = two_test_suite(dir, R"({"a": {"experiment": "x", "timeout": 20}})");
+  auto refused = [&](JobsOptions o, const std::string& text) {
+    std::ostringstream out, err;
+    EXPECT_EQ(run_jobs(o, out, err), 2) << text;
+    EXPECT_NE(err.str().find(text), std::string::npos) << err.str();
+  };
+  JobsOptions o = base;
+  o.min_duration_s = 30, o.max_duration_s = 5;
+  refused(o, "error: --min-duration 30 is not below --max-duration 5: every run would time out");
+  o = base;
+  o.min_duration_s = 30;  // the profile's timeout 20
+  refused(o, "error: --min-duration 30 is not below the \"timeout\" 20 of test \"a\"");
+  o = base;
+  o.devices = 0, o.devices_given = true;
+  refused(o, "error: --devices must be at least 1 (got 0)");
+  o = base;
+  o.max_duration_s = 0, o.max_duration_given = true;
+  refused(o, "error: --max-duration must be a positive number of seconds (got 0)");
+  o = base;
+  o.min_free_mb = 1e300;
+  refused(o, "error: --min-free-mb must be a number of MiB from 0 to 1e+09");
+  EXPECT_EQ(fake_calls(dir), 0);
+  EXPECT_FALSE(fs::exists(base.outdir));
+  ReportOptions r;
+  r.input = dir;
+  r.margin_pct = NAN, r.margin_given = true;  // --margin nan
+  std::ostringstream out, err;
+  EXPECT_EQ(run_report(r, out, err), 2);
+  EXPECT_NE(err.str().find("--margin must be a percentage"), std::string::npos) << err.str();
+}
+
+TEST(JobsResume, AResumeWithoutTheSuitesRepeatSaysHowManyTheFolderHoldsAndHowToFinish) {
+  const std::string dir = scratch_dir("repeats");
+  JobsOptions o = two_test_suite(dir, R"({"a": {"experiment": "x"}})");
+  o.repeat = 3;
+  o.extra_args = {"--fail"};  // every run fails for a reason one can fix
+  std::ostringstream out, err;
+  EXPECT_EQ(run_jobs(o, out, err), 1);
+  o.repeat = 1, o.extra_args = {}, o.resume = true;  // --resume without --repeat 3
+  std::ostringstream out2, err2;
+  EXPECT_EQ(run_jobs(o, out2, err2), 0) << err2.str();
+  EXPECT_NE(err2.str().find("note: " + o.outdir +
+                            " holds results of 3 repeats of these tests (2 of the later ones "
+                            "failed for a reason you can fix); this --resume runs 1: add --repeat "
+                            "3 to finish the suite"),
+            std::string::npos)
+      << err2.str();
+  o.repeat = 3;
+  std::ostringstream out3, err3;
+  EXPECT_EQ(run_jobs(o, out3, err3), 0) << err3.str();
+  EXPECT_EQ(fake_calls(dir), 6);  // 3 failed, J0.0 again, then J1.0 and J2.0
+  EXPECT_EQ(err3.str().find("note:"), std::string::npos) << err3.str();
+}
+
+TEST(JobsFailFile, AFailFileOfJobsHoldsWhatRerunNeeds) {
+  Profile p = parse_profile(R"({"t": {"experiment": "polynome", "arguments": {"--max-count": "1_000"}}})", "s.json");
+  PlanInputs in;
+  in.self_exe = "/bin/milarun";
+  in.dataroot = "/data";
+  in.outdir = "/out";
+  in.devices = 1;
+  in.cpu_partitions = {{0}};
+  JobPlan plan = build_plan(p, in);
+  ProcessResult r;
+  r.started = true, r.timed_out = true;
+  std::string why;
+  auto rec = parse_result_record(failure_result(plan.waves[0][0], r), &why);
+  ASSERT_TRUE(rec) << why;
+  EXPECT_EQ(rec->experiment, "polynome");
+  EXPECT_EQ(rec->dataroot, "/data");
+  EXPECT_EQ(rec->arguments, (std::vector<std::string>{"--max-count", "1000"}));
+  EXPECT_EQ(rec->job_id, "0.0");
+  EXPECT_EQ(rec->pergpu_device(), "0");
+}
+
+// Issue 24 item 1: a run that skipped corrupt images did less work per example.
+TEST(SkippedInputs, ARunPastTheShareIsAFailureAndBelowItIsShownBesideTheNumber) {
+  const fs::path dir = result_dir("skipped");
+  auto run = [](const std::string& job, double skipped) {
+    json r = result_record("s.reso", job, "0", std::vector<double>(12, 20.0));
+    r["metrics"]["images_skipped"] = skipped;
+    r["timings"]["train"]["count"] = 1000;
+    return r;
+  };
+  write_json(dir / "s.reso.J0.0.20260101-000000-000001.json", run("0.0", 5));   // 0.5%: counted
+  write_json(dir / "s.reso.J1.0.20260101-000000-000001.json", run("1.0", 50));  // 4.8%: bad_data
+  std::vector<std::string> warnings;
+  json summary = summarize_directory(dir.string(), warnings);
+  EXPECT_EQ(summary["s.reso"]["n"], 2);
+  EXPECT_EQ(summary["s.reso"]["failures"], 1);
+  EXPECT_EQ(summary["s.reso"]["failure_kinds"]["bad_data"], 1);
+  EXPECT_EQ(summary["s.reso"]["images_skipped"], 55);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("counted as failed (bad_data): it skipped 50 unreadable input(s), 4.8% of what it read"),
+            std::string::npos)
+      << warnings[0];
+  std::ostringstream out;
+  print_report(build_report(summary, json(), json(), 0, false, ""), out);
+  EXPECT_NE(out.str().find("SKIPPED INPUTS: s.reso skipped 55 unreadable input(s) over its runs"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("by kind: bad_data 1"), std::string::npos) << out.str();
+}
+
+TEST(SkippedInputs, TheJobsLineSaysHowManyWereSkippedAndFailsARunPastTheShare) {
+  const std::string dir = scratch_dir("skipped_jobs");
+  JobsOptions o = two_test_suite(dir, R"({"few": {"experiment": "x", "arguments": {"--skip": 3}},
+                                          "many": {"experiment": "x", "arguments": {"--skip": 300}}})");
+  // A run that read 1000 images and skipped --skip of them.
+  write_text(dir + "/fake3.sh",
+             "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; "
+             "--skip) k=$2;; esac; shift; done\n"
+             "echo '{\"name\": \"'$n'\", \"success\": true, \"metrics\": {\"images_skipped\": '$k'}, \"timings\": {\"train\": {\"count\": "
+             "1000}}}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
+  ::chmod((dir + "/fake3.sh").c_str(), 0755);
+  o.self_exe = dir + "/fake3.sh";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_jobs(o, out, err), 1) << err.str();
+  EXPECT_NE(out.str().find("mini.few J0.0 OK"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("(3 input(s) skipped, 0.30% of what it read)"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("mini.many J0.0 FAIL"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("(bad_data: 300 input(s) skipped, 23.08% of what it read, over the 1% a run may skip"),
+            std::string::npos)
+      << out.str();
+}
+
+// Issue 24 item 12: the pre-flight's batch (every test of the profile) goes
+// on stdin; one argv word is capped at 128 KiB.
+TEST(Preflight, ABatchOverTheArgvWordCapReachesTheCheckerWhole) {
+  const std::string batch(300 * 1024, 'x');
+  EXPECT_EQ(capture_output({"/bin/sh", "-c", "wc -c | tr -d ' '"}, batch), "307200\n");
+  EXPECT_THROW(capture_output({"/bin/sh", "-c", "exit 3"}, batch), std::runtime_error);
+  EXPECT_THROW(capture_output({"/nonexistent/check-args"}, ""), std::runtime_error);
+}

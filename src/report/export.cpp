@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "report/marks.hpp"
 #include "report/report.hpp"
 
 namespace milabench {
@@ -76,7 +77,8 @@ std::string table_markdown(const ReportData& d) {
     out += i == 0 ? ":---|" : (h[i] == "verdict" || h[i] == "test_used" ? ":---|" : "---:|");
   out += "\n";
   for (const auto& r : d.rows) {
-    out += "| " + md_field(r.name) + " |";
+    const std::string marks = row_marks(r) + (compare_mark(r).empty() ? "" : " [" + compare_mark(r) + "]");
+    out += "| " + md_field(r.name + (marks.empty() ? "" : " " + marks)) + " |";
     const auto v = numbers(d, r);
     for (size_t i = 0; i < v.size(); ++i) {
       const std::string& col = h[i + 1];

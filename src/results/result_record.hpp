@@ -46,6 +46,12 @@ struct ResultRecord {
   nlohmann::json metrics = nlohmann::json::object();
   nlohmann::json gpu_monitor = nlohmann::json::object();
   std::optional<double> rss_peak_mb;  // memory.rss_peak_mb
+  // How its work differs from the original's (the report marks both beside
+  // the test's numbers): opt-in shortcuts, less work (metrics.shortcuts,
+  // docs/fidelity.md), and stand-ins, a different environment or data
+  // ("stand_ins", results/stand_ins.hpp).
+  std::vector<std::string> shortcuts;
+  std::vector<std::string> stand_ins;
 
   // Counted by the summary: has a job id and is not a sub-job (report.py's _filter).
   bool counted() const { return !job_id.empty() && !sub_job; }

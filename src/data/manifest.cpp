@@ -3,7 +3,9 @@
 #include <ctime>
 #include <fstream>
 
+#include "fetch/datasets.hpp"
 #include "results/atomic_write.hpp"
+#include "results/stand_ins.hpp"
 
 namespace milabench {
 
@@ -31,6 +33,8 @@ nlohmann::json dataset_provenance(const std::string& dataroot, const std::string
   auto m = read_manifest(dataroot);
   if (m.contains(name) && m[name].is_object())
     for (auto& [k, v] : m[name].items()) p[k] = v;
+  const fetch::DatasetSource* source = fetch::find_dataset_source(name);
+  if (p["synthetic"] == true && source && !source->files.empty()) p["stand_in"] = kGeneratedData;
   return p;
 }
 

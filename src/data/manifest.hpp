@@ -15,7 +15,11 @@ void record_manifest(const std::string& dataroot, const std::string& name, nlohm
 
 // Provenance of dataset `name` for result files: {"name", "path", "synthetic":
 // true|false|"unknown", and the manifest entry's other keys}. "unknown" when
-// the manifest is missing, unreadable or has no entry for `name`.
+// the manifest is missing, unreadable or has no entry for `name`. Data
+// generated here for a dataset the original downloads (the dataset table
+// lists files for it) adds "stand_in": "generated_data"
+// (results/stand_ins.hpp); data the original generated too (fake_imagenet)
+// does not.
 nlohmann::json dataset_provenance(const std::string& dataroot, const std::string& name);
 
 }  // namespace milabench

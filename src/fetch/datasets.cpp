@@ -63,6 +63,43 @@ std::string unpack(const SourceFile& f, const fs::path& cached, const fs::path& 
   return r.ok ? "" : r.error;
 }
 
+// Bytes the download needs free: the unpacked dataset, the reserve, and
+// what is still to be fetched into `cache` (partial files count as had).
+std::uint64_t space_needed(const DatasetSource& src, const fs::path& cache, const DownloadOptions& options) {
+  std::uint64_t need = src.disk_bytes + options.reserve_bytes;
+  for (const auto& f : src.files) {
+    std::uint64_t have = size_or_zero(cache / f.filename);
+    if (!have) have = size_or_zero(cache / (f.filename + ".part"));
+    if (f.remote.size > have) need += f.remote.size - have;
+  }
+  return need;
+}
+
+// Downloads every file of `src` into `cache`, one progress line each on
+// `out`; appends each file's record (url, file, bytes, sha256, verified) to
+// `files` and counts the unverified ones. False (the error on `err`) at the
+// first file that fails.
+bool fetch_files(const DatasetSource& src, const fs::path& cache, const DownloadOptions& options, std::ostream& out,
+                 std::ostream& err, nlohmann::ordered_json& files, int& unverified) {
+  for (const auto& f : src.files) {
+    out << fmt::format("{}: fetching {}\n", src.name, f.remote.url);
+    DownloadResult d = download_file(f.remote, (cache / f.filename).string(), options);
+    if (!d.ok) {
+      err << d.error << "\n";
+      return false;
+    }
+    if (!d.verified) ++unverified;
+    out << fmt::format("{}: {} {} sha256 {} ({})\n", src.name, f.filename, human_bytes(d.bytes), d.sha256,
+                       d.verified ? "verified" : "unverified: no published hash in the table, recorded");
+    files.push_back({{"url", f.remote.url},
+                     {"file", f.filename},
+                     {"bytes", d.bytes},
+                     {"sha256", d.sha256},
+                     {"verified", d.verified}});
+  }
+  return true;
+}
+
 }  // namespace
 
 int download_dataset_from(const DatasetSource& src, const std::string& dataroot, const DownloadOptions& options,
@@ -85,13 +122,7 @@ int download_dataset_from(const DatasetSource& src, const std::string& dataroot,
   fs::path staging;
   try {
     fs::create_directories(cache);
-    // Space for the unpacked dataset plus what is still to be fetched.
-    std::uint64_t need = src.disk_bytes + options.reserve_bytes;
-    for (const auto& f : src.files) {
-      std::uint64_t have = size_or_zero(cache / f.filename);
-      if (!have) have = size_or_zero(cache / (f.filename + ".part"));
-      if (f.remote.size > have) need += f.remote.size - have;
-    }
+    const std::uint64_t need = space_needed(src, cache, options);
     DiskSpace& disk = options.disk ? *options.disk : system_disk_space();
     std::uint64_t avail = disk.available_bytes(root.string());
     if (avail < need) {
@@ -104,22 +135,7 @@ int download_dataset_from(const DatasetSource& src, const std::string& dataroot,
 
     nlohmann::ordered_json files = nlohmann::ordered_json::array();
     int unverified = 0;
-    for (const auto& f : src.files) {
-      out << fmt::format("{}: fetching {}\n", src.name, f.remote.url);
-      DownloadResult d = download_file(f.remote, (cache / f.filename).string(), options);
-      if (!d.ok) {
-        err << d.error << "\n";
-        return 1;
-      }
-      if (!d.verified) ++unverified;
-      out << fmt::format("{}: {} {} sha256 {} ({})\n", src.name, f.filename, human_bytes(d.bytes), d.sha256,
-                         d.verified ? "verified" : "unverified: no published hash in the table, recorded");
-      files.push_back({{"url", f.remote.url},
-                       {"file", f.filename},
-                       {"bytes", d.bytes},
-                       {"sha256", d.sha256},
-                       {"verified", d.verified}});
-    }
+    if (!fetch_files(src, cache, options, out, err, files, unverified)) return 1;
 
     staging = make_sibling_temp_dir(final_dir.string(), "download");
     for (const auto& f : src.files) {

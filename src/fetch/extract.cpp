@@ -2,6 +2,7 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <cerrno>
@@ -11,8 +12,6 @@
 #include <filesystem>
 #include <stdexcept>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace milabench::fetch {
 namespace fs = std::filesystem;
@@ -62,9 +61,10 @@ std::string err_of(struct archive* a) {
 ExtractResult refuse(ExtractResult r, const std::string& archive, const std::string& entry, const std::string& why) {
   r.ok = false;
   r.error = entry.empty() ? fmt::format("extract {}: {}", archive, why)
-                          : fmt::format("extract {}: entry \"{}\" refused: {}; the archive is unsafe or corrupt "
-                                        "(delete it and download again)",
-                                        archive, entry, why);
+                          : fmt::format(
+                                "extract {}: entry \"{}\" refused: {}; the archive is unsafe or corrupt "
+                                "(delete it and download again)",
+                                archive, entry, why);
   return r;
 }
 
@@ -76,8 +76,7 @@ std::string escaping_symlink(const fs::path& root) {
     if (!it->is_symlink(ec)) continue;
     fs::path resolved = fs::weakly_canonical(it->path().parent_path() / fs::read_symlink(it->path(), ec), ec);
     auto rel = resolved.lexically_relative(root);
-    if (ec || rel.empty() || *rel.begin() == "..")
-      return fs::relative(it->path(), root).string();
+    if (ec || rel.empty() || *rel.begin() == "..") return fs::relative(it->path(), root).string();
   }
   return ec ? "(cannot walk the extracted tree: " + ec.message() + ")" : "";
 }
@@ -118,10 +117,66 @@ std::string make_sibling_temp_dir(const std::string& target, const std::string& 
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   if (!::mkdtemp(buf.data()))
-    throw std::runtime_error(fmt::format("cannot create a temporary directory in {}: {}", parent.string(),
-                                         std::strerror(errno)));
+    throw std::runtime_error(
+        fmt::format("cannot create a temporary directory in {}: {}", parent.string(), std::strerror(errno)));
   return buf.data();
 }
+
+namespace {
+
+// Why entry `e` (path components `comps`, `rel` under `root` once
+// stripped) must not be written: its path goes through a symlink, it is a
+// hard link out of the tree, to a stripped directory or to a symlink, a
+// symlink pointing out, or a device, FIFO or socket; "" when it is safe. A
+// safe hard link is pointed at its place under `root`.
+std::string entry_problem(struct archive_entry* e, const fs::path& root, const std::vector<std::string>& comps,
+                          const std::string& rel, const ExtractOptions& opt) {
+  std::string parent;
+  for (std::size_t i = opt.strip_components; i + 1 < comps.size(); ++i) {
+    parent += (parent.empty() ? "" : "/") + comps[i];
+    if (is_symlink_at(root / parent)) return "it goes through the symlink " + parent;
+  }
+  if (const char* hl = archive_entry_hardlink(e)) {
+    if (auto why = unsafe_entry_path(hl); !why.empty()) return "hard link target: " + why;
+    auto hc = components(hl);
+    if (static_cast<int>(hc.size()) <= opt.strip_components) return "hard link to a stripped directory";
+    fs::path dest = root / join(hc, opt.strip_components);
+    if (is_symlink_at(dest)) return "hard link to a symlink";
+    archive_entry_set_hardlink(e, dest.c_str());
+    return "";
+  }
+  switch (archive_entry_filetype(e)) {
+    case AE_IFREG:
+    case AE_IFDIR:
+      return "";
+    case AE_IFLNK: {
+      const char* t = archive_entry_symlink(e);
+      return unsafe_link_target(rel, t ? t : "");
+    }
+    default:
+      return "device, FIFO or socket entries are not allowed";
+  }
+}
+
+// Copies the current entry's data from `in` to `out`, adding its size to
+// `bytes` (the archive's running total, bounded by opt.max_bytes); "" or why
+// it stopped.
+std::string copy_data(Reader& in, Writer& out, std::uint64_t& bytes, const ExtractOptions& opt) {
+  const void* buf = nullptr;
+  size_t size = 0;
+  la_int64_t offset = 0;
+  int rc;
+  while ((rc = archive_read_data_block(in.a, &buf, &size, &offset)) == ARCHIVE_OK) {
+    bytes += size;
+    if (opt.max_bytes && bytes > opt.max_bytes)
+      return fmt::format("content exceeds the limit of {} bytes", opt.max_bytes);
+    if (archive_write_data_block(out.a, buf, size, offset) < ARCHIVE_WARN) return "write failed: " + err_of(out.a);
+  }
+  if (rc < ARCHIVE_WARN) return "corrupt data: " + err_of(in.a);
+  return "";
+}
+
+}  // namespace
 
 ExtractResult extract_into(const std::string& archive, const std::string& dir, const ExtractOptions& opt) {
   ExtractResult r;
@@ -135,8 +190,8 @@ ExtractResult extract_into(const std::string& archive, const std::string& dir, c
   archive_read_support_format_tar(in.a);
   archive_read_support_format_gnutar(in.a);
   archive_read_support_format_zip(in.a);
-  archive_write_disk_set_options(out.a, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-                                            ARCHIVE_EXTRACT_SECURE_SYMLINKS);
+  archive_write_disk_set_options(
+      out.a, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS);
   // Entry names are made absolute below (root + checked relative path), so
   // ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS cannot be set; unsafe_entry_path
   // refuses absolute names before that happens.
@@ -147,7 +202,8 @@ ExtractResult extract_into(const std::string& archive, const std::string& dir, c
     struct archive_entry* e = nullptr;
     int rc = archive_read_next_header(in.a, &e);
     if (rc == ARCHIVE_EOF) break;
-    if (rc < ARCHIVE_WARN) return refuse(r, archive, "", "corrupt archive: " + err_of(in.a) + "; delete it and download again");
+    if (rc < ARCHIVE_WARN)
+      return refuse(r, archive, "", "corrupt archive: " + err_of(in.a) + "; delete it and download again");
     const char* raw = archive_entry_pathname(e);
     if (!raw) raw = archive_entry_pathname_utf8(e);
     const std::string name = raw ? raw : "";
@@ -156,49 +212,13 @@ ExtractResult extract_into(const std::string& archive, const std::string& dir, c
     if (static_cast<int>(comps.size()) <= opt.strip_components) continue;  // a stripped leading directory
     const std::string rel = join(comps, opt.strip_components);
 
-    std::string parent;
-    for (std::size_t i = opt.strip_components; i + 1 < comps.size(); ++i) {
-      parent += (parent.empty() ? "" : "/") + comps[i];
-      if (is_symlink_at(root / parent)) return refuse(r, archive, name, "it goes through the symlink " + parent);
-    }
-    if (const char* hl = archive_entry_hardlink(e)) {
-      if (auto why = unsafe_entry_path(hl); !why.empty()) return refuse(r, archive, name, "hard link target: " + why);
-      auto hc = components(hl);
-      if (static_cast<int>(hc.size()) <= opt.strip_components)
-        return refuse(r, archive, name, "hard link to a stripped directory");
-      fs::path dest = root / join(hc, opt.strip_components);
-      if (is_symlink_at(dest)) return refuse(r, archive, name, "hard link to a symlink");
-      archive_entry_set_hardlink(e, dest.c_str());
-    } else {
-      switch (archive_entry_filetype(e)) {
-        case AE_IFREG:
-        case AE_IFDIR:
-          break;
-        case AE_IFLNK: {
-          const char* t = archive_entry_symlink(e);
-          if (auto why = unsafe_link_target(rel, t ? t : ""); !why.empty()) return refuse(r, archive, name, why);
-          break;
-        }
-        default:
-          return refuse(r, archive, name, "device, FIFO or socket entries are not allowed");
-      }
-    }
+    if (auto why = entry_problem(e, root, comps, rel, opt); !why.empty()) return refuse(r, archive, name, why);
     mode_t perm = archive_entry_perm(e);
     archive_entry_set_perm(e, archive_entry_filetype(e) == AE_IFDIR || (perm & 0111) ? 0755 : 0644);
     archive_entry_set_pathname(e, (root / rel).c_str());
 
     if (archive_write_header(out.a, e) < ARCHIVE_WARN) return refuse(r, archive, name, err_of(out.a));
-    const void* buf = nullptr;
-    size_t size = 0;
-    la_int64_t offset = 0;
-    while ((rc = archive_read_data_block(in.a, &buf, &size, &offset)) == ARCHIVE_OK) {
-      r.bytes += size;
-      if (opt.max_bytes && r.bytes > opt.max_bytes)
-        return refuse(r, archive, name, fmt::format("content exceeds the limit of {} bytes", opt.max_bytes));
-      if (archive_write_data_block(out.a, buf, size, offset) < ARCHIVE_WARN)
-        return refuse(r, archive, name, "write failed: " + err_of(out.a));
-    }
-    if (rc < ARCHIVE_WARN) return refuse(r, archive, name, "corrupt data: " + err_of(in.a));
+    if (auto why = copy_data(in, out, r.bytes, opt); !why.empty()) return refuse(r, archive, name, why);
     if (archive_write_finish_entry(out.a) < ARCHIVE_WARN) return refuse(r, archive, name, err_of(out.a));
     ++r.entries;
   }

@@ -12,6 +12,7 @@
 #include "measure/steady_state.hpp"
 #include "report/evidence_json.hpp"
 #include "report/summary.hpp"
+#include "results/stand_ins.hpp"
 
 namespace milabench {
 using nlohmann::json;
@@ -76,6 +77,9 @@ json result_inventory(const json& r) {
       r["metrics"]["shortcuts"].is_array())
     for (const auto& c : r["metrics"]["shortcuts"]) cuts += (cuts.empty() ? "" : ",") + str(c);
   out["shortcuts"] = cuts.empty() ? "none" : cuts;
+  std::string stand_ins;  // a different environment or data (results/stand_ins.hpp): "none" or their names
+  for (const auto& n : read_stand_ins(r)) stand_ins += (stand_ins.empty() ? "" : ",") + n;
+  out[kStandInsKey] = stand_ins.empty() ? "none" : stand_ins;
   if (r.contains("isolation") && r["isolation"].is_object() && r["isolation"].contains("kind"))
     out["isolation"] = str(r["isolation"]["kind"]);
   if (r.contains("dataset") && r["dataset"].is_object()) {

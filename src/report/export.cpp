@@ -6,6 +6,7 @@
 #include <iterator>
 #include <vector>
 
+#include "report/marks.hpp"
 #include "report/report.hpp"
 
 namespace milabench {
@@ -86,7 +87,8 @@ std::string table_markdown(const ReportData& d) {
   for (size_t i = 0; i < h.size(); ++i) out += i == 0 || i >= first_text ? ":---|" : "---:|";
   out += "\n";
   for (const auto& r : d.rows) {
-    out += "| " + md_field(r.name) + " |";
+    const std::string marks = row_marks(r) + (compare_mark(r).empty() ? "" : " [" + compare_mark(r) + "]");
+    out += "| " + md_field(r.name + (marks.empty() ? "" : " " + marks)) + " |";
     const auto v = numbers(d, r);
     for (size_t i = 0; i < v.size(); ++i) {
       const std::string& col = h[i + 1];

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "report/html_parts.hpp"
+#include "report/marks.hpp"
 
 namespace milabench {
 
@@ -105,16 +106,9 @@ std::string headline(const ReportData& d, const std::string& title) {
   if (d.has_compare)
     h += card("Against the baseline", "big", fixed(d.score_ratio, 3) + "×",
               "score ratio; baseline score " + fixed(d.base_score, 2));
-  std::string cut_tests;
-  for (const auto& r : d.rows)
-    if (!r.shortcuts.empty()) {
-      std::string cuts;
-      for (const auto& c : r.shortcuts) cuts += (cuts.empty() ? "" : ", ") + c;
-      cut_tests += (cut_tests.empty() ? "" : "; ") + r.name + ": " + cuts;
-    }
-  if (!cut_tests.empty())
-    h += card("Less work than the original", "medium", "opt-in shortcuts",
-              html_escape(cut_tests) + " (docs/fidelity.md)", true);
+  std::string marked;  // shortcuts and stand-ins (report/marks.hpp)
+  for (const auto& line : fidelity_lines(d)) marked += (marked.empty() ? "" : "<br>") + html_escape(line);
+  if (!marked.empty()) h += card("Not the original's work", "medium", "shortcuts or stand-ins", marked, true);
   if (!d.result_flags.empty()) {
     std::string lines;
     for (const auto& l : d.result_flags) lines += (lines.empty() ? "" : "; ") + l;

@@ -7,6 +7,7 @@
 
 #include "report/html.hpp"
 #include "report/html_parts.hpp"
+#include "report/marks.hpp"
 #include "report/report.hpp"
 
 namespace milabench::html {
@@ -28,6 +29,13 @@ std::string verdict_class(const std::string& v) {
   return v.rfind("faster", 0) == 0 ? "good" : v.rfind("slower", 0) == 0 ? "bad" : "";
 }
 
+// The test's name, with its shortcuts, stand-ins and (with compare) why
+// its ratio compares different work (report/marks.hpp) under it.
+std::string name_cell(const ReportRow& r) {
+  const std::string marks = row_marks(r) + (compare_mark(r).empty() ? "" : " [" + compare_mark(r) + "]");
+  return html_escape(r.name) + (marks.empty() ? "" : "<div class=\"small\">" + html_escape(marks) + "</div>");
+}
+
 }  // namespace
 
 std::string results_table(const ReportData& d) {
@@ -39,7 +47,7 @@ std::string results_table(const ReportData& d) {
   if (d.has_runs) h += th("summary window");
   h += "</tr>\n";
   for (const auto& r : d.rows) {
-    h += "<tr>" + td(html_escape(r.name)) + td(r.count_unit.empty() ? "-" : html_escape(r.count_unit)) +
+    h += "<tr>" + td(name_cell(r)) + td(r.count_unit.empty() ? "-" : html_escape(r.count_unit)) +
          td(fixed(r.weight, 0)) + td(fixed(r.n, 0) + " (" + fixed(r.fail, 0) + ")", r.fail > 0 ? "bad" : "") +
          td(rate(r.perf)) + td(r.ci.valid() ? interval(r.ci) : html_escape(r.ci_method.empty() ? "-" : r.ci_method)) +
          td(fixed(r.std_pct, 1)) + td(rate(r.perf_adj));
@@ -155,7 +163,7 @@ std::string significance_html(const ReportData& d) {
       th("margin from") + th("method") + th("p") + th("effect") + th("vs margin") + th("verdict") + "</tr>\n";
   for (const auto& r : d.rows) {
     if (r.sig.method.empty()) continue;
-    h += "<tr>" + td(html_escape(r.name)) + td(fixed(r.diff_pct, 1)) + td(interval(r.diff_ci_pct, 1)) +
+    h += "<tr>" + td(name_cell(r)) + td(fixed(r.diff_pct, 1)) + td(interval(r.diff_ci_pct, 1)) +
          td(fixed(r.noise_floor_pct, 1)) + td(r.margin_source.empty() ? "-" : html_escape(r.margin_source)) +
          td(html_escape(r.sig.method)) + td(html_escape(p_cell(r.sig.p_value))) +
          td(std::isnan(r.sig.effect) ? "-" : html_escape(r.sig.effect_name) + " " + fixed(r.sig.effect, 2)) +

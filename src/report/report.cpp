@@ -13,6 +13,7 @@
 
 #include "report/export.hpp"
 #include "report/html.hpp"
+#include "report/marks.hpp"
 #include "report/summary.hpp"
 #include "report/summary_check.hpp"
 #include "report/summary_flags.hpp"
@@ -64,9 +65,11 @@ void print_compare(const ReportData& d, std::ostream& out) {
     if (r.sig.method.empty()) continue;
     const std::string ci =
         r.diff_ci_pct.valid() ? "[" + cell(r.diff_ci_pct.lo, 1) + ", " + cell(r.diff_ci_pct.hi, 1) + "]" : "-";
-    out << fmt::format("{:<28} {:>7} {:>17} {:>7} {:<18} {:>9} {:<9}  {}\n", r.name, cell(r.diff_pct, 1), ci,
+    const std::string mark = compare_mark(r);
+    out << fmt::format("{:<28} {:>7} {:>17} {:>7} {:<18} {:>9} {:<9}  {}{}\n", r.name, cell(r.diff_pct, 1), ci,
                        cell(r.noise_floor_pct, 1), r.sig.method, p_cell(r.sig.p_value),
-                       r.matters.empty() ? "-" : r.matters, r.verdict.empty() ? "-" : r.verdict);
+                       r.matters.empty() ? "-" : r.matters, r.verdict.empty() ? "-" : r.verdict,
+                       mark.empty() ? "" : "  [not comparable: " + mark + "]");
   }
   std::vector<std::string> sources;  // distinct, in row order
   for (const auto& r : d.rows)
@@ -74,6 +77,10 @@ void print_compare(const ReportData& d, std::ostream& out) {
       sources.push_back(r.margin_source);
   for (size_t i = 0; i < sources.size(); ++i) out << (i ? "; " : "margin from: ") << sources[i];
   if (!sources.empty()) out << "\n";
+  for (const auto& r : d.rows)
+    if (!compare_mark(r).empty())
+      out << terminal_safe(fmt::format("NOT COMPARABLE WITH THE BASELINE: {} ({}): its ratio compares different work\n",
+                                       r.name, compare_mark(r)));
 }
 
 // Steady state, fairness, significance and inventory sections.
@@ -148,13 +155,7 @@ void print_report(const ReportData& d, std::ostream& out) {
   if (!d.title.empty()) out << terminal_safe(d.title) << "\n\n";
   out << coverage_text(d);
   for (const auto& line : d.result_flags) out << line << "\n";
-  for (const auto& r : d.rows)
-    if (!r.shortcuts.empty()) {
-      std::string cuts;
-      for (const auto& c : r.shortcuts) cuts += (cuts.empty() ? "" : ", ") + c;
-      out << fmt::format("LESS WORK THAN THE ORIGINAL: {} ran with opt-in shortcut(s) {} (docs/fidelity.md)\n",
-                         terminal_safe(r.name), terminal_safe(cuts));
-    }
+  for (const auto& line : fidelity_lines(d)) out << terminal_safe(line) << "\n";
   std::string head = fmt::format("{:<28} {:>6} {:>5} {:>5} {:>12} {:>7} {:>12}", "test", "weight", "n", "fail", "perf",
                                  "std%", "perf_adj");
   if (d.has_compare)
@@ -168,6 +169,7 @@ void print_report(const ReportData& d, std::ostream& out) {
       out << fmt::format(" {:>12} {:>10} {:>13} {:>14}", cell(r.perf_base), cell(r.perf_ratio, 3),
                          cell(r.perf_base_adj), cell(r.perf_ratio_adj, 3));
     out << "  " << ci_cell(r);
+    if (!row_marks(r).empty()) out << "  " << terminal_safe(row_marks(r));
     out << "\n";
   }
   print_energy(d, out);

@@ -10,6 +10,8 @@
 
 #include "report/evidence.hpp"
 #include "report/summary_flags.hpp"
+#include "report/marks.hpp"
+#include "results/stand_ins.hpp"
 
 namespace milabench {
 using nlohmann::json;
@@ -88,10 +90,8 @@ ReportRow make_row(const std::string& name, const json& entry) {
   // clamped as the original: the penalty never exceeds perf.
   r.perf_adj = (1.0 - r.fail / r.n) * (r.perf - std::min(sd, r.perf));
   r.perf_base = r.perf_ratio = r.perf_base_adj = r.perf_ratio_adj = kNaN;
-  if (entry.is_object() && entry.contains("inventory") && entry["inventory"].is_object() &&
-      entry["inventory"].contains("shortcuts") && entry["inventory"]["shortcuts"].is_array())
-    for (const auto& c : entry["inventory"]["shortcuts"])
-      if (c.is_string() && c.get<std::string>() != "none") r.shortcuts.push_back(c.get<std::string>());
+  r.shortcuts = inventory_names(entry, "shortcuts");
+  r.stand_ins = inventory_names(entry, kStandInsKey);
   const json energy = entry.is_object() ? entry.value("energy", json()) : json();
   r.joules_per_example = num(energy.is_object() ? energy.value("joules_per_example", json()) : json(), "mean");
   r.examples_per_watt = num(energy.is_object() ? energy.value("examples_per_watt", json()) : json(), "mean");
@@ -208,6 +208,7 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
       ReportRow b = make_row(name, baseline[name]);
       fill_row_evidence(b, baseline[name]);
       r.perf_base = b.perf;
+      r.base_stand_ins = b.stand_ins;
       r.perf_ratio = r.perf / b.perf;
       r.perf_base_adj = baseline_adjusted(b);
       r.perf_ratio_adj = r.perf_adj / r.perf_base_adj;

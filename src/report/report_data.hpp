@@ -32,6 +32,10 @@ struct ReportRow {
   // Opt-in shortcuts some of its runs used (less work than the original:
   // docs/fidelity.md), from the summary's inventory; empty when none.
   std::vector<std::string> shortcuts;
+  // Stand-ins some of its runs used (a different environment or data than
+  // the original's: results/stand_ins.hpp), from the summary's inventory;
+  // with compare, the baseline's too (report/marks.hpp words them).
+  std::vector<std::string> stand_ins, base_stand_ins;
   int window_flags = 0;  // runs whose summary window is short or holds warm-up (results directory only)
   // Mean over runs whose power was measured (summary "energy"); NaN otherwise.
   double joules_per_example = 0, examples_per_watt = 0;

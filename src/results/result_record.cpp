@@ -5,6 +5,8 @@
 #include <limits>
 #include <sstream>
 
+#include "results/stand_ins.hpp"
+
 namespace milabench {
 using nlohmann::json;
 
@@ -94,6 +96,10 @@ std::optional<ResultRecord> parse_result_record(const json& doc, std::string* wh
   if (auto sk = r.metrics.value("images_skipped", json()); sk.is_number() && sk.get<double>() > 0)
     r.images_skipped = sk.get<double>();
   if (doc.contains("gpu_monitor") && doc["gpu_monitor"].is_object()) r.gpu_monitor = doc["gpu_monitor"];
+  r.stand_ins = read_stand_ins(doc);
+  if (r.metrics.contains("shortcuts") && r.metrics["shortcuts"].is_array())
+    for (const auto& c : r.metrics["shortcuts"])
+      if (c.is_string()) r.shortcuts.push_back(c.get<std::string>());
   const json mem = doc.value("memory", json::object());
   if (mem.is_object() && mem.contains("rss_peak_mb") && mem["rss_peak_mb"].is_number())
     r.rss_peak_mb = mem["rss_peak_mb"].get<double>();

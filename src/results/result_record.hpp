@@ -57,6 +57,13 @@ struct ResultRecord {
   // train entry); 0 when nothing was skipped, 1 when it has no count.
   double skipped_share() const;
 
+  // How its work differs from the original's (the report marks both beside
+  // the test's numbers): opt-in shortcuts, less work (metrics.shortcuts,
+  // docs/fidelity.md), and stand-ins, a different environment or data
+  // ("stand_ins", results/stand_ins.hpp).
+  std::vector<std::string> shortcuts;
+  std::vector<std::string> stand_ins;
+
   // Counted by the summary: has a job id and is not a sub-job (report.py's _filter).
   bool counted() const { return !job_id.empty() && !sub_job; }
   // report.py's _group: "name.<device_count>" for a gpu-progression result

@@ -15,6 +15,7 @@
 #include "envs/parallel.hpp"
 #include "envs/pong.hpp"
 #include "models/atari_cnn.hpp"
+#include "results/stand_ins.hpp"
 #include "sys/cpus.hpp"
 #include "workloads/ppo.hpp"
 #include "workloads/session.hpp"
@@ -72,7 +73,8 @@ class AtariWorkload : public Workload {
     s.set_model(*policy);
     s.set_dataset({{"name", env_name_},
                    {"synthetic", true},
-                   {"generator", "milarun Pong-like game (not the Arcade Learning Environment)"}});
+                   {"generator", "milarun Pong-like game (not the Arcade Learning Environment)"},
+                   {"stand_in", kPongLikeGame}});
     // algo.A2C_ACKTR: RMSprop(lr, eps, alpha); algo.PPO: Adam(lr, eps).
     std::unique_ptr<torch::optim::Optimizer> optimizer;
     if (algo_ == "a2c")

@@ -1,5 +1,7 @@
 #include "workloads/session.hpp"
 
+#include "results/stand_ins.hpp"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -62,7 +64,10 @@ void Session::set_model_parameters(int64_t count) {
   extra_["model"]["parameters"] = count;
 }
 
-void Session::set_dataset(const nlohmann::json& provenance) { extra_["dataset"] = provenance; }
+void Session::set_dataset(const nlohmann::json& provenance) {
+  extra_["dataset"] = provenance;
+  extra_[kStandInsKey] = stand_ins_of_provenance(provenance);
+}
 
 void Session::set_metric(const std::string& key, const nlohmann::json& value) { extra_["metrics"][key] = value; }
 

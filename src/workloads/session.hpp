@@ -61,7 +61,9 @@ class Session {
   // Result-file fields the workload owns.
   void set_model(const torch::nn::Module& model);      // model.parameters
   void set_model_parameters(int64_t count);            // when there are several nets
-  void set_dataset(const nlohmann::json& provenance);  // e.g. {"name":"mnist","synthetic":true}
+  // The result's "dataset" (e.g. {"name":"mnist","synthetic":true}) and
+  // "stand_ins" (its "stand_in", results/stand_ins.hpp).
+  void set_dataset(const nlohmann::json& provenance);
   void set_metric(const std::string& key, const nlohmann::json& value);
 
   // Ends this process's measurement (no step() after it) and returns its

@@ -344,6 +344,7 @@ TEST(Minigrid, ShortRun) {
                         80);
   EXPECT_EQ(r.count, 80);  // two updates of 4 x 10 frames
   EXPECT_EQ(r.extra["model"]["parameters"].get<int64_t>(), 1068168);
+  EXPECT_EQ(r.extra["stand_ins"], nlohmann::json::array());  // same dynamics as BabyAI's: not a stand-in
   EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>()));
 }
 
@@ -361,6 +362,9 @@ TEST(Atari, ShortRun) {
                         4);
   EXPECT_EQ(r.count, 4);  // two updates, num-processes each
   EXPECT_EQ(r.extra["model"]["parameters"].get<int64_t>(), 866439);
+  // Not the ALE: the result says so (results/stand_ins.hpp), for the report to show.
+  EXPECT_EQ(r.extra["stand_ins"], nlohmann::json::array({"pong_like_game"}));
+  EXPECT_EQ(r.extra["dataset"]["stand_in"], "pong_like_game");
   EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>()));
 }
 

@@ -102,6 +102,7 @@ TEST(FakeImagenet, WritesTheImageFolderLayoutWithScaledCounts) {
   auto prov = dataset_provenance(root, "fake_imagenet");
   EXPECT_EQ(prov["synthetic"], true);
   EXPECT_EQ(prov["train"], 25);
+  EXPECT_FALSE(prov.contains("stand_in")) << "the original generates fake ImageNet too: not a stand-in";
   // No temporary folder is left behind.
   for (auto& e : fs::directory_iterator(root))
     EXPECT_EQ(e.path().filename().string().find(".partial"), std::string::npos) << e.path();

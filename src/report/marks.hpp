@@ -1,0 +1,34 @@
+#pragma once
+// How a test's work differs from the original's, as the report shows it
+// beside the test's numbers: opt-in shortcuts (less work, e.g.
+// reduced_decode: docs/fidelity.md) and stand-ins (a different environment
+// or data, results/stand_ins.hpp: docs/workloads.md). The one place that
+// reads them from a summary entry and words them, for the text, HTML and
+// Markdown reports.
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "report/report_data.hpp"
+
+namespace milabench {
+
+// The names a summary entry lists under inventory[key] ("shortcuts",
+// "stand_ins"; each value one run's names joined by ","; "none" dropped),
+// sorted, each once; [] when there are none.
+std::vector<std::string> inventory_names(const nlohmann::json& entry, const std::string& key);
+
+// "[less work: reduced_decode] [stand-in: pong_like_game]", "" when the
+// test ran the original's work.
+std::string row_marks(const ReportRow& r);
+
+// With compare: why the ratio compares different work, e.g. "stand-in on
+// this side only: pong_like_game"; "" when both sides ran on the same
+// stand-ins (none, or the same ones).
+std::string compare_mark(const ReportRow& r);
+
+// One sentence per test that used shortcuts or stand-ins, for the lines
+// above the table; none when every test ran the original's work.
+std::vector<std::string> fidelity_lines(const ReportData& d);
+
+}  // namespace milabench

@@ -258,7 +258,7 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
     const json& d = lr.doc;
     Acc& a = acc[r.group()];
     a.n++;
-    a.flags.add(r, file_label(p, outdir), warnings);
+    a.flags.add(r, lr.label, warnings);
     // report.py's _successful: success and no NaN metric; ours also needs usable rates.
     bool ok = r.success;
     for (const auto& m : r.metrics) ok = ok && !metric_is_bad(m);

@@ -1,10 +1,13 @@
 #include "results/result_record.hpp"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 #include <limits>
 #include <sstream>
 
+#include "results/input_checks.hpp"
 #include "results/stand_ins.hpp"
 
 namespace milabench {
@@ -44,6 +47,16 @@ std::optional<std::string> env_value(const json& env, const char* key) {
 std::optional<ResultRecord> parse_result_record(const json& doc, std::string* why) {
   if (!doc.is_object() || !doc.contains("name") || !doc["name"].is_string()) {
     if (why) *why = "not a result file (no \"name\" string)";
+    return std::nullopt;
+  }
+  // 1 (the original's files have none, read as 1) .. ours: a newer or malformed version is not read as ours.
+  if (auto v = doc.value("schema_version", json(1));
+      !v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > kResultSchemaVersion) {
+    if (why)
+      *why = fmt::format(
+          "schema_version {} is not one this milarun reads (a whole number from 1 to {}); update "
+          "milarun or regenerate the file",
+          terminal_safe(v.dump().substr(0, 20)), kResultSchemaVersion);
     return std::nullopt;
   }
   ResultRecord r;

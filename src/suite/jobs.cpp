@@ -287,6 +287,11 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
   // Every result file is written before it is recorded; the store never stops the suite.
   store::SuiteRecorder recorder(o.db, o.outdir, o.profile, err);
   const std::string log_dir = o.outdir + "/logs";
+  if (!make_dirs(log_dir) || ::access(log_dir.c_str(), W_OK) != 0) {  // else the runs' output would go to the terminal
+    err << fmt::format("error: cannot make the runs' log folder {}: {}; move what is in the way or use another -o\n",
+                       log_dir, std::strerror(errno));
+    return 2;
+  }
   int failures = 0, total = 0, lost = 0;
   bool disk_full = false, outdir_gone = false;
   install_interrupt_handlers();

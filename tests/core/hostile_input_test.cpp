@@ -138,3 +138,20 @@ TEST(ReportInputKeys, ANanOrStringRateIsAFailureWithItsLine) {
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("counted as failed (bad_result): a rate is not a finite number"), std::string::npos);
 }
+
+TEST(ReportInputKeys, AResultOfAnotherSchemaVersionIsSkippedWithItsLine) {
+  const auto dir = result_dir("schema");
+  json a = result_record("s.a", "0.0", "0", std::vector<double>(12, 9)), b = a, c = a;
+  a["schema_version"] = 99;
+  b["schema_version"] = "2";
+  c["schema_version"] = 2;
+  write_json(dir / "s.a.J0.0.20260101-000000-000001.json", a);
+  write_json(dir / "s.a.J0.1.20260101-000000-000001.json", b);
+  write_json(dir / "s.a.J0.2.20260101-000000-000001.json", c);
+  std::vector<std::string> warnings;
+  json summary = summarize_directory(dir.string(), warnings);
+  EXPECT_EQ(summary["s.a"]["n"], 1);  // only the version-2 file
+  ASSERT_EQ(warnings.size(), 2u);
+  EXPECT_NE(warnings[0].find("schema_version 99 is not one this milarun reads"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[1].find("schema_version \"2\" is not one this milarun reads"), std::string::npos) << warnings[1];
+}

@@ -309,7 +309,8 @@ TEST(SkippedInputs, TheJobsLineSaysHowManyWereSkippedAndFailsARunPastTheShare) {
   write_text(dir + "/fake3.sh",
              "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; "
              "--skip) k=$2;; esac; shift; done\n"
-             "echo '{\"name\": \"'$n'\", \"success\": true, \"metrics\": {\"images_skipped\": '$k'}, \"timings\": {\"train\": {\"count\": "
+             "echo '{\"name\": \"'$n'\", \"success\": true, \"metrics\": {\"images_skipped\": '$k'}, \"timings\": "
+             "{\"train\": {\"count\": "
              "1000}}}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
   ::chmod((dir + "/fake3.sh").c_str(), 0755);
   o.self_exe = dir + "/fake3.sh";
@@ -330,4 +331,16 @@ TEST(Preflight, ABatchOverTheArgvWordCapReachesTheCheckerWhole) {
   EXPECT_EQ(capture_output({"/bin/sh", "-c", "wc -c | tr -d ' '"}, batch), "307200\n");
   EXPECT_THROW(capture_output({"/bin/sh", "-c", "exit 3"}, batch), std::runtime_error);
   EXPECT_THROW(capture_output({"/nonexistent/check-args"}, ""), std::runtime_error);
+}
+
+TEST(JobsOutput, ALogFolderThatCannotBeMadeStopsTheSuiteBeforeAnyRun) {
+  const std::string dir = scratch_dir("nologs");
+  JobsOptions o = two_test_suite(dir, R"({"a": {"experiment": "x"}})");
+  fs::create_directories(o.outdir);
+  write_text(o.outdir + "/logs", "a file in the way");
+  std::ostringstream out, err;
+  EXPECT_EQ(run_jobs(o, out, err), 2);
+  EXPECT_NE(err.str().find("error: cannot make the runs' log folder " + o.outdir + "/logs"), std::string::npos)
+      << err.str();
+  EXPECT_EQ(fake_calls(dir), 0);
 }

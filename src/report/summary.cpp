@@ -288,7 +288,7 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
       warnings.push_back(terminal_safe(fmt::format(
           "warning: {}: counted as failed (bad_data): it skipped {:g} unreadable input(s), {:.1f}% of what it read, "
           "over the {:g}% a run may skip; fix the data and run it again",
-          p.string(), r.images_skipped, r.skipped_share() * 100, kMaxSkippedInputShare * 100)));
+          lr.where, r.images_skipped, r.skipped_share() * 100, kMaxSkippedInputShare * 100)));
       ok = false;
     }
     if (!ok) {

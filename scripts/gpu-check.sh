@@ -120,7 +120,7 @@ fi
 
 phase "mixed-precision and CUDA tests, one process each"
 : >"$OUT/cuda-tests.txt"
-filter='LossScale*:LossScaler*:Fp16MasterWeights*:ClipGradNorm*:AutocastScope*:TorchCompat*:*Cuda*:DataParallelGroup*:ScalingWorkload*'
+filter='LossScale*:LossScaler*:ApexFp16Step*:Fp16MasterWeights*:ClipGradNorm*:AutocastScope*:TorchCompat*:*Cuda*:DataParallelGroup*:ScalingWorkload*'
 tests=$("$build"/workload_tests --gtest_list_tests --gtest_filter="$filter" |
         awk '/^[^ ]/ {suite=$1} /^  / {print suite $1}')
 for t in $tests; do

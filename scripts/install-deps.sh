@@ -14,6 +14,7 @@ build=(cmake g++ make libtorch-dev libgloo-dev nlohmann-json3-dev libcli11-dev l
        libsqlite3-dev libpq-dev)  # the results store (docs/history.md)  # gtest/gmock: CMakeLists.txt requires them to configure
 tools=(nocache procps)
 test=(python3 libbenchmark-dev
+      python3-torch python3-torchvision  # the eager twins in bench/python (ctest gpu_twins_dry)
       slurm-wlm munge  # slurm-wlm, munge: tests/integration/slurm_cli_test.sh starts a one-node cluster
       chromium         # tests/integration/html_render_test.sh renders report.html headless
       postgresql)      # tests/integration/store_pg_test.sh starts its own server (initdb, pg_ctl)

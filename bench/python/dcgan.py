@@ -59,7 +59,7 @@ class Discriminator(nn.Module):
         return self.main(input).view(-1, 1).squeeze(1)
 
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--dataroot", required=True)
     p.add_argument("--batch-size", type=int, default=64)
@@ -70,7 +70,7 @@ def main():
     p.add_argument("--lr", type=float, default=0.0002)
     p.add_argument("--beta1", type=float, default=0.5)
     add_init_torch_args(p)
-    a = p.parse_args()
+    a = p.parse_args(argv)
 
     device = init_torch(a)
     transform = transforms.Compose([

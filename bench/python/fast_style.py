@@ -125,7 +125,7 @@ def stripes(s):
                         for c in range(3)])
 
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--dataroot", required=True)
     p.add_argument("--batch-size", type=int, default=64)
@@ -135,7 +135,7 @@ def main():
     p.add_argument("--style-weight", type=float, default=1e10)
     p.add_argument("--lr", type=float, default=1e-3)
     add_init_torch_args(p)
-    a = p.parse_args()
+    a = p.parse_args(argv)
 
     device = init_torch(a)
     transform = transforms.Compose([

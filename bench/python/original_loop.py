@@ -11,12 +11,20 @@ folder so that they time and count exactly as the original's workloads do:
 - report: one JSON line with perf = mean(rates[-20:-2]) (what
   `milarun summary` takes from a result) and the raw counts.
 
-CPU twins pass sync=None, as init_torch does without CUDA.
+--cuda (the GPU twins, bench/python/gpu_twins.py): the device is cuda:0 and a
+RateLogger syncs it when a slice closes (torch_settings.sync), unless the
+workload passed sync=None as the original's did; without --cuda, no sync.
+--deadline T (epoch seconds, ours): done() also once time.time() >= T, so a
+driver can share a time budget among twins.
 """
 import json
 import time
 
 import torch
+
+AUTO = "auto"  # RateLogger(sync=AUTO): the device's sync, as init_torch's torch_settings.sync
+_settings = {"sync": None, "deadline": None}
+LAST_REPORT = {}  # the line report() printed last, for a driver running twins in-process
 
 
 def add_init_torch_args(parser, workers=None):
@@ -24,12 +32,19 @@ def add_init_torch_args(parser, workers=None):
     parser.add_argument("--workers", type=int, default=workers)
     parser.add_argument("--max-count", type=int, default=1000)
     parser.add_argument("--sample-duration", type=float, default=0.5)
+    parser.add_argument("--cuda", action="store_true", help="train on cuda:0, sync at slice ends")
+    parser.add_argument("--deadline", type=float, default=None, help="stop at this time.time() (ours)")
 
 
 def init_torch(args):
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.workers or 1)
-    return torch.device("cpu")
+    cuda = getattr(args, "cuda", False)
+    _settings["sync"] = torch.cuda.synchronize if cuda else None
+    _settings["deadline"] = getattr(args, "deadline", None)
+    if cuda:
+        torch.cuda.manual_seed_all(args.seed)
+    return torch.device("cuda:0" if cuda else "cpu")
 
 
 class Counter:
@@ -45,8 +60,10 @@ class Counter:
 
 
 class RateLogger:
-    def __init__(self, max_count, sample_duration=0.5, sync=None):
-        self.sample_duration, self.max_count, self.sync = sample_duration, max_count, sync
+    def __init__(self, max_count, sample_duration=0.5, sync=AUTO):
+        self.sample_duration, self.max_count = sample_duration, max_count
+        self.sync = _settings["sync"] if sync == AUTO else sync
+        self.deadline = _settings["deadline"]
         self.current = 0.0  # seconds in the open slice
         self.count = 0  # examples in the open slice
         self.total_time, self.total_count = 0.0, 0
@@ -91,7 +108,7 @@ class RateLogger:
         return Block()
 
     def done(self):
-        return self.total_count >= self.max_count
+        return self.total_count >= self.max_count or (self.deadline is not None and time.time() >= self.deadline)
 
     def finalize(self):
         if self.current > 0:
@@ -124,3 +141,6 @@ def report(name, wrapper, **extra):
             "threads": torch.get_num_threads(), **extra}
     line.update({k: v for k, v in wrapper.metrics.items() if isinstance(v, (int, float))})
     print(json.dumps(line), flush=True)
+    LAST_REPORT.clear()
+    LAST_REPORT.update(line)
+    return line

@@ -63,14 +63,14 @@ class Net(nn.Module):
         return self.pixel_shuffle(self.conv4(x))
 
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--dataroot", required=True)
     p.add_argument("--batch-size", type=int, default=64)
     p.add_argument("--upscale-factor", type=int, default=2)
     p.add_argument("--lr", type=float, default=0.1)
     add_init_torch_args(p)
-    a = p.parse_args()
+    a = p.parse_args(argv)
 
     device = init_torch(a)
     crop = 256 - 256 % a.upscale_factor

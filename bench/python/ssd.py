@@ -228,12 +228,12 @@ class Loss(nn.Module):
         return ((sl1 + closs) * num_mask / pos_num.float().clamp(min=1e-6)).mean(dim=0)
 
 
-def main():
+def main(argv=None):
     p = argparse.ArgumentParser()
     p.add_argument("--dataroot", required=True)
     p.add_argument("--batch-size", type=int, default=32)
     add_init_torch_args(p)
-    a = p.parse_args()
+    a = p.parse_args(argv)
 
     device = init_torch(a)
     dboxes = DefaultBoxes()

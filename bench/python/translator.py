@@ -67,7 +67,7 @@ class GNMT(nn.Module):
         for layer in self.enc_layers[1:]:
             x = layer(self.dropout(x))[0] + x
         ctx = x
-        mask = torch.arange(ctx.size(0)).unsqueeze(0) >= src_len.unsqueeze(1)
+        mask = torch.arange(ctx.size(0), device=ctx.device).unsqueeze(0) >= src_len.to(ctx.device).unsqueeze(1)
         y, _ = self.dec_att_rnn(self.embedder(tgt_in))
         attn = self.attention(y, ctx, mask)
         y, _ = self.dec_layers[0](torch.cat((self.dropout(y), attn), 2))

@@ -4,10 +4,11 @@
 // --weight-decay default to 0). As the original's loop: each timed block
 // fetches a batch, trains on it, reads the loss (loss.item() every step) and
 // counts --batch-size; no sync at slice ends (sync=None). --half
-// (convnet_fp16): on CUDA the original's ModelAdapter/OptimizerAdapter over
-// apex — float16 model with float32 BatchNorm, float32 master weights,
-// dynamic loss scaling (workloads/mixed_precision.hpp); on CPU bfloat16
-// autocast.
+// (convnet_fp16): on CUDA the original's OptimizerAdapter/ModelAdapter over
+// apex, in its order: SGD built over the float32 parameters, then the model
+// halved in place (BatchNorm stays float32), so apex kept no master weights
+// and SGD steps the float16 weights; apex's dynamic loss scale
+// (workloads/mixed_precision.hpp, docs/fidelity.md). On CPU bfloat16 autocast.
 #include <torch/torch.h>
 
 #include <optional>
@@ -50,14 +51,19 @@ class ConvnetWorkload : public Workload {
     model->train();
 
     const bool fp16 = half_ && dev.is_cuda(), bf16 = half_ && !dev.is_cuda();
-    std::optional<Fp16MasterWeights> masters;
+    const std::vector<torch::Tensor> params = model->parameters();
+    // conv_simple.py:60-68: the optimizer over the float32 parameters first,
+    // then ModelAdapter's network_to_half converts those same tensors.
+    torch::optim::SGD opt(params, torch::optim::SGDOptions(lr_).momentum(momentum_).weight_decay(weight_decay_));
+    std::optional<LossScaler> scaler;
     if (fp16) {
       model_to_half_keep_batchnorm(*model);
-      masters.emplace(model->parameters(), LossScalePolicy::apex_dynamic());
+      scaler.emplace(LossScalePolicy::apex_dynamic());
     }
-    auto sgd = torch::optim::SGDOptions(lr_).momentum(momentum_).weight_decay(weight_decay_);
-    torch::optim::SGD opt(fp16 ? masters->master_params() : model->parameters(), sgd);
     s.set_metric("precision", fp16 ? "float16" : bf16 ? "bfloat16-autocast" : "float32");
+    // What SGD steps (its first tensor, the first convolution's weight): float16 under --half on CUDA.
+    s.set_metric("optimizer_weights",
+                 opt.param_groups()[0].params()[0].scalar_type() == torch::kFloat16 ? "float16" : "float32");
     s.set_slice_sync(false);  // iteration_wrapper(exp, sync=None)
 
     while (true) {
@@ -71,13 +77,9 @@ class ConvnetWorkload : public Workload {
       }
       s.set_metric("loss", loss.item<double>());  // it.log(loss=loss.item()), every step
       if (fp16) {
-        masters->backward(loss);
-        if (masters->unscale()) {  // one read: the overflow check
-          opt.step();
-          masters->copy_to_model();
-        }
-        s.set_metric("loss_scale", masters->loss_scale().scale());
-        s.set_metric("skipped_steps", masters->loss_scale().skipped_steps());
+        apex_fp16_step(opt, *scaler, params, loss);  // reads each gradient's sum until an overflow
+        s.set_metric("loss_scale", scaler->state().scale());
+        s.set_metric("skipped_steps", scaler->state().skipped_steps());
       } else {
         opt.zero_grad();
         loss.backward();

@@ -32,10 +32,11 @@ LossScalePolicy LossScalePolicy::fixed(double scale) {
 
 LossScalePolicy LossScalePolicy::apex_dynamic() {
   LossScalePolicy p;
-  p.init = 4294967296.0;  // 2^32
+  p.init = 65536.0;  // 2^16 (apex/amp/scaler.py:38-47)
   p.dynamic = true;
-  p.backoff = 0.5, p.growth = 2.0, p.growth_interval = 1000;
-  p.min_scale = 1.0;
+  p.backoff = 0.5, p.growth = 2.0, p.growth_interval = 2000;
+  p.min_scale = 0.0, p.max_scale = 16777216.0;  // min_loss_scale=None, max 2^24
+  p.read_each_gradient = true;                  // scale_check_overflow_python, no amp_C
   return p;
 }
 
@@ -64,9 +65,22 @@ bool LossScale::update(bool overflow) {
 
 torch::Tensor LossScaler::scale(const torch::Tensor& loss) const { return loss.to(torch::kFloat32) * scale_.scale(); }
 
+// apex's scale_check_overflow_python: for each gradient, float(g.float().sum())
+// read back; the first non-finite one ends the pass; else g *= 1/scale.
+static bool unscale_reading_each(const std::vector<torch::Tensor>& params, double inv) {
+  for (const auto& p : params) {
+    auto g = p.grad();
+    if (!g.defined()) continue;
+    if (!std::isfinite(g.to(torch::kFloat32).sum().item<double>())) return true;
+    if (inv != 1.0) g.mul_(inv);
+  }
+  return false;
+}
+
 bool LossScaler::unscale(const std::vector<torch::Tensor>& params) {
   torch::NoGradGuard no_grad;
   const double inv = 1.0 / scale_.scale();
+  if (scale_.dynamic() && scale_.policy().read_each_gradient) return scale_.update(unscale_reading_each(params, inv));
   std::vector<torch::Tensor> sums;
   for (const auto& p : params) {
     auto g = p.grad();
@@ -80,12 +94,29 @@ bool LossScaler::unscale(const std::vector<torch::Tensor>& params) {
   return scale_.update(overflow);
 }
 
+// apex's BN_convert_float: an affine BatchNorm goes back to float32.
+template <typename Impl>
+static bool affine_batchnorm(torch::nn::Module& m) {
+  const auto* bn = m.as<Impl>();
+  return bn && bn->options.affine();
+}
+
 void model_to_half_keep_batchnorm(torch::nn::Module& model) {
-  model.to(torch::kFloat16);
+  model.to(torch::kFloat16);  // set_data: the same tensors, so an optimizer holding them sees float16
   for (auto& m : model.modules(/*include_self=*/true)) {
-    if (m->as<torch::nn::BatchNorm1d>() || m->as<torch::nn::BatchNorm2d>() || m->as<torch::nn::BatchNorm3d>())
+    if (affine_batchnorm<torch::nn::BatchNorm1dImpl>(*m) || affine_batchnorm<torch::nn::BatchNorm2dImpl>(*m) ||
+        affine_batchnorm<torch::nn::BatchNorm3dImpl>(*m))
       m->to(torch::kFloat32);
   }
+}
+
+bool apex_fp16_step(torch::optim::Optimizer& opt, LossScaler& scaler, const std::vector<torch::Tensor>& params,
+                    const torch::Tensor& loss) {
+  opt.zero_grad();
+  scaler.scale(loss).backward();
+  if (!scaler.unscale(params)) return false;
+  opt.step();
+  return true;
 }
 
 Fp16MasterWeights::Fp16MasterWeights(std::vector<torch::Tensor> model_params, const LossScalePolicy& policy)

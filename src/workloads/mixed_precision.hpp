@@ -7,9 +7,11 @@
 // - wlmfp16 (wlm.main_fp16): model.half(), apex FP16_Optimizer with a static
 //   loss scale of 128 (no overflow check), float32 master weights, master
 //   gradients clipped.                      -> Fp16MasterWeights + static(128)
-// - convnet_fp16 (conv_simple --half): apex network_to_half (BatchNorm stays
-//   float32) and FP16_Optimizer(dynamic_loss_scale=True).
-//                                           -> Fp16MasterWeights + apex_dynamic()
+// - convnet_fp16 (conv_simple --half): the optimizer was built over the
+//   float32 parameters, then apex network_to_half halved them in place
+//   (BatchNorm stays float32), so FP16_Optimizer(dynamic_loss_scale=True)
+//   kept no master copies: SGD stepped the float16 weights themselves.
+//                                           -> LossScaler + apex_dynamic(), no masters
 // - translator --math fp16: GNMT's Fp16Optimizer scaling policy.
 //                                           -> LossScaler + gnmt_dynamic()
 // On a CPU, float16 arithmetic is slow and unsupported by many kernels, so
@@ -45,17 +47,22 @@ class AutocastScope {
 // LossScaler). Dynamic: gradients checked each step; an overflow (inf/NaN)
 // skips the step and multiplies the scale by `backoff` (not below min_scale);
 // after `growth_interval` clean steps in a row it is multiplied by `growth`
-// (not above max_scale).
+// (not above max_scale). read_each_gradient: the overflow check reads one
+// value per gradient, in order, until the first non-finite one (apex's
+// Python fallback); otherwise one read per step.
 struct LossScalePolicy {
   double init = 1.0;
   bool dynamic = false;
   double backoff = 0.5, growth = 2.0;
   int64_t growth_interval = 1000;
   double min_scale = 1.0, max_scale = std::numeric_limits<double>::infinity();
+  bool read_each_gradient = false;
 
   static LossScalePolicy fixed(double scale);
-  // apex FP16_Optimizer(dynamic_loss_scale=True): 2^32, x2 after 1000 clean
-  // steps, /2 on overflow, never below 1.
+  // apex FP16_Optimizer(dynamic_loss_scale=True) as the original's apex
+  // (breuleux/apex 7f313e9, built without amp_C) ran it: amp's
+  // LossScaler("dynamic"): 2^16, /2 on overflow with no floor, x2 after 2000
+  // clean steps, never above 2^24; one read per gradient until an overflow.
   static LossScalePolicy apex_dynamic();
   // GNMT's Fp16Optimizer (seq2seq/train/fp_optimizers.py): 8192, /2 on
   // overflow, x2 after 2048 clean steps, never above 8192.
@@ -68,6 +75,7 @@ class LossScale {
   explicit LossScale(const LossScalePolicy& policy);
   double scale() const { return scale_; }
   bool dynamic() const { return policy_.dynamic; }
+  const LossScalePolicy& policy() const { return policy_; }
   // Records one step; returns true when its update may be applied. A static
   // scale ignores `overflow` (never checked) and always returns true.
   bool update(bool overflow);
@@ -86,9 +94,11 @@ class LossScaler {
   // loss (any float type) in float32, times the scale: what backward() takes.
   torch::Tensor scale(const torch::Tensor& loss) const;
   // Divides each defined gradient of `params` by the scale, in place. A
-  // dynamic policy then checks them for inf/NaN with ONE host read (apex's
-  // test: a non-finite float32 sum) and updates the scale. Returns false when
-  // the step must be skipped. A static policy reads nothing back.
+  // dynamic policy checks them for inf/NaN (apex's test: a non-finite
+  // float32 sum) with one host read, or one per gradient in order, stopping
+  // at the first non-finite one, under read_each_gradient; then updates the
+  // scale. Returns false when the step must be skipped (the gradients are
+  // then unusable). A static policy reads nothing back.
   bool unscale(const std::vector<torch::Tensor>& params);
   const LossScale& state() const { return scale_; }
 
@@ -96,9 +106,19 @@ class LossScaler {
   LossScale scale_;
 };
 
-// Converts `model` to float16 except its BatchNorm layers (apex's
-// network_to_half, as the original's ModelAdapter did).
+// Converts `model` to float16 in place except its affine BatchNorm layers
+// (apex's network_to_half, as the original's ModelAdapter did). The
+// parameter tensors keep their identity: an optimizer built over them before
+// steps the converted (float16) tensors.
 void model_to_half_keep_batchnorm(torch::nn::Module& model);
+
+// One step of apex FP16_Optimizer over an optimizer whose parameters are the
+// model's own (float16 or float32; no master copies), as the original's
+// convnet_fp16: opt.zero_grad(), backward of loss.float() x scale, unscale
+// and check `params` (those of `opt`), opt.step() unless an overflow.
+// Returns whether the step was applied.
+bool apex_fp16_step(torch::optim::Optimizer& opt, LossScaler& scaler, const std::vector<torch::Tensor>& params,
+                    const torch::Tensor& loss);
 
 // apex FP16_Optimizer around a float16 model: the optimizer steps float32
 // master copies of the parameters; gradients come from a scaled loss.

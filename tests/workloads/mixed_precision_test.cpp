@@ -33,19 +33,22 @@ TEST(LossScale, StaticNeverMovesAndNeverSkips) {
   EXPECT_EQ(s.skipped_steps(), 0);
 }
 
-TEST(LossScale, ApexDynamicHalvesOnOverflowGrowsAfter1000CleanStepsNeverBelowOne) {
+TEST(LossScale, ApexDynamicStartsAt2To16HalvesWithoutFloorGrowsAfter2000CleanStepsUpTo2To24) {
+  // amp's LossScaler("dynamic"), which the original's FP16_Optimizer used.
   LossScale s(LossScalePolicy::apex_dynamic());
-  EXPECT_EQ(s.scale(), 4294967296.0);
+  EXPECT_EQ(s.scale(), 65536.0);
   EXPECT_FALSE(s.update(true));
-  EXPECT_EQ(s.scale(), 2147483648.0);
-  for (int i = 0; i < 999; ++i) EXPECT_TRUE(s.update(false));
-  EXPECT_EQ(s.scale(), 2147483648.0);
-  EXPECT_TRUE(s.update(false));  // the 1000th clean step in a row
-  EXPECT_EQ(s.scale(), 4294967296.0);
+  EXPECT_EQ(s.scale(), 32768.0);
+  for (int i = 0; i < 1999; ++i) EXPECT_TRUE(s.update(false));
+  EXPECT_EQ(s.scale(), 32768.0);
+  EXPECT_TRUE(s.update(false));  // the 2000th clean step in a row
+  EXPECT_EQ(s.scale(), 65536.0);
   EXPECT_EQ(s.skipped_steps(), 1);
-  for (int i = 0; i < 40; ++i) s.update(true);
-  EXPECT_EQ(s.scale(), 1.0);
-  EXPECT_EQ(s.skipped_steps(), 41);
+  for (int i = 0; i < 20000; ++i) s.update(false);  // 10 growths, capped at 2^24
+  EXPECT_EQ(s.scale(), 16777216.0);
+  for (int i = 0; i < 30; ++i) s.update(true);  // min_loss_scale=None: no floor
+  EXPECT_EQ(s.scale(), std::ldexp(1.0, 24 - 30));
+  EXPECT_EQ(s.skipped_steps(), 31);
 }
 
 TEST(LossScale, GnmtDynamicGrowsAfter2048CleanStepsUpTo8192) {
@@ -94,6 +97,63 @@ TEST(LossScaler, DynamicSkipsOnInfOrNanAndBacksOff) {
   b.mutable_grad() = torch::tensor({-INFINITY, 1.0f, 0.0f});
   EXPECT_FALSE(scaler.unscale({a, b}));
   EXPECT_EQ(scaler.state().skipped_steps(), 2);
+}
+
+TEST(LossScaler, ApexReadsEachGradientInOrderAndStopsAtTheFirstOverflow) {
+  LossScaler scaler(LossScalePolicy::apex_dynamic());  // 2^16
+  auto a = torch::zeros({2}), b = torch::zeros({2}), c = torch::zeros({2});
+  a.mutable_grad() = torch::full({2}, 65536.0f);
+  b.mutable_grad() = torch::tensor({INFINITY, 1.0f});
+  c.mutable_grad() = torch::full({2}, 65536.0f);
+  EXPECT_FALSE(scaler.unscale({a, b, c}));
+  EXPECT_TRUE(torch::allclose(a.grad(), torch::ones({2})));            // before the overflow: unscaled
+  EXPECT_TRUE(torch::allclose(c.grad(), torch::full({2}, 65536.0f)));  // after it: never reached
+  EXPECT_EQ(scaler.state().scale(), 32768.0);
+}
+
+// The original's convnet_fp16 (conv_simple.py:60-68): SGD built over float32
+// parameters, then the model halved in place; a step on the CPU with float16
+// weights (elementwise ops only: CPU float16 matmuls need torch 2.x).
+TEST(ApexFp16Step, SgdStepsTheFloat16WeightsThemselvesWithNoMasterCopy) {
+  torch::nn::Sequential model(torch::nn::Conv2d(torch::nn::Conv2dOptions(2, 2, 1).bias(false)),
+                              torch::nn::BatchNorm2d(2),
+                              torch::nn::BatchNorm2d(torch::nn::BatchNormOptions(2).affine(false)));
+  const auto params = model->parameters();
+  torch::optim::SGD opt(params, torch::optim::SGDOptions(0.5));
+  model_to_half_keep_batchnorm(*model);
+  const auto& held = opt.param_groups()[0].params();
+  ASSERT_EQ(held.size(), 3u);
+  EXPECT_EQ(held[0].scalar_type(), torch::kFloat16);  // the convolution: halved under the optimizer
+  EXPECT_EQ(held[1].scalar_type(), torch::kFloat32);  // the affine BatchNorm: float32 again
+  EXPECT_EQ(model->named_buffers()["2.running_mean"].scalar_type(), torch::kFloat16);  // not affine: stays half
+  {
+    torch::NoGradGuard ng;
+    held[0].fill_(1.0);
+  }
+  const auto before_bn = held[1].detach().clone();
+  LossScaler scaler(LossScalePolicy::apex_dynamic());
+  auto loss = (held[0].to(torch::kFloat32) * 0.5).sum() + (held[1] * 2).sum();  // 0.5 x 2^16 fits float16
+  ASSERT_TRUE(apex_fp16_step(opt, scaler, params, loss));
+  EXPECT_EQ(held[0].scalar_type(), torch::kFloat16);
+  EXPECT_EQ(held[0].grad().scalar_type(), torch::kFloat16);
+  EXPECT_TRUE(torch::equal(held[0], torch::full_like(held[0], 0.75)));  // 1 - 0.5 * 0.5, in float16
+  EXPECT_TRUE(torch::allclose(held[1], before_bn - 1.0));
+  EXPECT_EQ(scaler.state().scale(), 65536.0);
+}
+
+TEST(ApexFp16Step, AnOverflowSkipsTheStepAndHalvesTheScale) {
+  auto w = torch::ones({3}, torch::TensorOptions().dtype(torch::kFloat16).requires_grad(true));
+  torch::optim::SGD opt({w}, torch::optim::SGDOptions(0.5));
+  LossScaler scaler(LossScalePolicy::apex_dynamic());
+  // 70000 x 2^16 overflows float16 (max 65504): the step is skipped.
+  EXPECT_FALSE(apex_fp16_step(opt, scaler, {w}, (w.to(torch::kFloat32) * 70000).sum()));
+  EXPECT_TRUE(torch::equal(w, torch::ones_like(w)));
+  EXPECT_EQ(scaler.state().scale(), 32768.0);
+  EXPECT_EQ(scaler.state().skipped_steps(), 1);
+  // At 2^15, 1.5 x 2^15 fits: applied, the stale gradient zeroed first.
+  EXPECT_TRUE(apex_fp16_step(opt, scaler, {w}, (w.to(torch::kFloat32) * 1.5).sum()));
+  EXPECT_TRUE(torch::equal(w, torch::full_like(w, 0.25)));  // 1 - 0.5 * 1.5
+  EXPECT_EQ(scaler.state().scale(), 32768.0);
 }
 
 TEST(Fp16MasterWeights, StepsTheFloat32MastersAndCopiesThemBack) {
@@ -247,7 +307,9 @@ TEST(MixedPrecisionCuda, Float16ModelWithMastersLearnsAndSkipsAnOverflow) {
   if (cuda) lin->to(torch::Device(torch::kCUDA));
   model_to_half_keep_batchnorm(*lin);
   ASSERT_EQ(lin->weight.scalar_type(), torch::kFloat16);
-  Fp16MasterWeights m(lin->parameters(), LossScalePolicy::apex_dynamic());
+  LossScalePolicy from_2_to_32 = LossScalePolicy::apex_dynamic();
+  from_2_to_32.init = 4294967296.0;
+  Fp16MasterWeights m(lin->parameters(), from_2_to_32);
   ASSERT_EQ(m.master_params().size(), 2u);
   EXPECT_EQ(m.master_params()[0].scalar_type(), torch::kFloat);
   torch::optim::SGD opt(m.master_params(), torch::optim::SGDOptions(0.05));
@@ -292,7 +354,8 @@ TEST(PinnedMemoryCuda, ConvnetHalfTrainsFromThePinnedLoaderInFloat16) {
   auto r = train_on_cuda(p, data);
   EXPECT_GE(r.count, 16);
   EXPECT_EQ(r.extra["metrics"]["precision"], "float16");
-  EXPECT_TRUE(r.extra["metrics"].contains("loss_scale"));
+  EXPECT_EQ(r.extra["metrics"]["optimizer_weights"], "float16");  // no float32 masters, as the original
+  EXPECT_LE(r.extra["metrics"]["loss_scale"].get<double>(), 65536.0);
   EXPECT_GT(r.syncs, 0);  // the meter synced the device at each slice
 }
 

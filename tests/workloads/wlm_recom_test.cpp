@@ -421,6 +421,23 @@ TEST_F(WlmRuns, WlmFp16RunsInBfloat16OnCpu) {
   EXPECT_EQ(r.extra["metrics"]["precision"], "bfloat16");
 }
 
+// --clip 0 zeroes every gradient: the weights never move, so every validation
+// after the first fails to improve. wlm (main.py) anneals the lr it steps with
+// each time; wlmfp16 (main_fp16_optimizer.py) annealed a local its SGD never
+// read, so its steps keep the first lr.
+TEST_F(WlmRuns, WlmAnnealsItsLrWhileWlmfp16KeepsTheLrItsOptimizerWasBuiltWith) {
+  const std::vector<std::string> args = {"--batch-size", "4",    "--emsize", "16", "--nhid", "16",
+                                         "--bptt",       "1000", "--clip",   "0",  "--lr",   "20"};
+  auto wlm = run_workload("wlm", args, 4 * 2 * 4, dir_->str());  // 4 epochs of 2 chunks: 3 validations
+  auto fp16 = run_workload("wlmfp16", args, 4 * 2 * 4, dir_->str());
+  for (const auto* r : {&wlm, &fp16}) {
+    ASSERT_TRUE(r->extra["metrics"].contains("epochs_not_improved")) << r->extra.dump();
+    EXPECT_EQ(r->extra["metrics"]["epochs_not_improved"], 2);
+  }
+  EXPECT_EQ(wlm.extra["metrics"]["lr"].get<double>(), 20.0 / 16);
+  EXPECT_EQ(fp16.extra["metrics"]["lr"].get<double>(), 20.0);
+}
+
 TEST_F(WlmRuns, WlmAcceptsTheProfileFlags) {  // standard.json's wlm arguments, one short step at full width
   auto r = run_workload("wlm",
                         {"--dataset", "milarun.datasets:wiki2", "--batch-size", "64", "--emsize", "656", "--nhid",

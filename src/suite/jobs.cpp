@@ -20,6 +20,7 @@
 #include "launch/devices.hpp"
 #include "launch/interrupt.hpp"
 #include "launch/isolation.hpp"
+#include "launch/lifeline.hpp"
 #include "launch/self_exe.hpp"
 #include "launch/topology.hpp"
 #include "results/atomic_write.hpp"
@@ -261,6 +262,8 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
     err << terminal_safe(why) << "\n";
     return 2;
   }
+  SuiteLifeline lifeline;  // every run dies with this suite, whatever its prefix (launch/lifeline.hpp)
+  if (std::string why = lifeline.open(); !why.empty()) err << why << "\n";
   for (const auto& w : plan.warnings) err << w << "\n";
   if (o.max_duration_s > 0)
     for (auto& wave : plan.waves)

@@ -30,15 +30,16 @@ OutdirLock::~OutdirLock() {
 
 std::string OutdirLock::acquire(const std::string& dir) {
   const std::string path = dir + "/" + kOutdirLockName;
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW, 0644);
   if (fd < 0) return fmt::format("error: cannot lock output directory {}: {}: {}", dir, path, std::strerror(errno));
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     const int e = errno;
-    std::string line =
-        e == EWOULDBLOCK
-            ? fmt::format("error: {} is in use by another milarun jobs (pid {}); wait for it to end, or use another -o",
-                          dir, holder_pid(fd))
-            : fmt::format("error: cannot lock output directory {}: {}", dir, std::strerror(e));
+    std::string line = e == EWOULDBLOCK
+                           ? fmt::format(
+                                 "error: {} is in use by another milarun jobs (pid {}) or a run it started; wait for "
+                                 "them to end, or use another -o",
+                                 dir, holder_pid(fd))
+                           : fmt::format("error: cannot lock output directory {}: {}", dir, std::strerror(e));
     ::close(fd);
     return line;
   }

@@ -1,7 +1,8 @@
 // One suite per output folder: `milarun jobs` holds an exclusive flock(2) on
-// DIR/.milarun.lock for its whole life. The kernel drops the lock when the
-// holder's last descriptor closes (exit, crash, kill -9), so a crashed suite
-// never leaves the folder locked; the file itself stays and is harmless.
+// DIR/.milarun.lock for its whole life, and so do its runs. The kernel drops
+// the lock when the last descriptor closes (exit, crash, kill -9), so a
+// crashed suite never leaves the folder locked once its runs are gone; the
+// file itself stays and is harmless.
 #pragma once
 #include <string>
 
@@ -20,7 +21,10 @@ class OutdirLock {
   // Takes the lock on `dir` (which must exist) without waiting, and writes
   // this process's pid into the file. Returns "" when held; otherwise one
   // line naming the folder and, when another suite holds it, its pid and
-  // what to do. The descriptor is close-on-exec: runs do not inherit it.
+  // what to do. The runs started afterwards inherit the descriptor, so the
+  // lock holds until the last of them ends too: after a kill -9 of jobs, a
+  // --resume cannot start a run beside a copy that still lives
+  // (launch/lifeline.hpp makes such copies end at once).
   std::string acquire(const std::string& dir);
 
  private:

@@ -1,5 +1,6 @@
 // Issue 24: two suites in one folder, copies of one run, mixed arguments, a
 // vanished -o. Each case as a user would meet it (docs/reliability.md).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/file.h>
 #include <sys/wait.h>
@@ -8,10 +9,12 @@
 #include <cmath>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "fake_worker.hpp"
 #include "launch/capture_output.hpp"
+#include "launch/lifeline.hpp"
 #include "report/report.hpp"
 #include "report/summary.hpp"
 #include "result_files.hpp"
@@ -85,6 +88,60 @@ TEST(OutdirLock, AKilledHolderLeavesNoStuckLock) {
   int status = 0;
   ::waitpid(child, &status, 0);
   EXPECT_EQ(mine.acquire(dir), "");  // kill -9 released it
+}
+
+TEST(OutdirLock, ARunStartedUnderTheLockHoldsItAfterTheSuiteDies) {
+  const std::string dir = scratch_dir("lock_run");
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t suite = ::fork();
+  if (suite == 0) {  // a suite: takes the lock, starts a run (exec'd), then dies
+    OutdirLock l;
+    if (!l.acquire(dir).empty()) _exit(1);
+    const pid_t run = ::fork();
+    if (run == 0) {
+      ::execl("/bin/sleep", "sleep", "600", static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    (void)!::write(ready[1], &run, sizeof run);
+    _exit(0);
+  }
+  pid_t run = -1;
+  ASSERT_EQ(::read(ready[0], &run, sizeof run), static_cast<ssize_t>(sizeof run));
+  int status = 0;
+  ::waitpid(suite, &status, 0);
+  OutdirLock mine;
+  EXPECT_NE(mine.acquire(dir).find("or a run it started"), std::string::npos);  // the run still lives
+  ::kill(run, SIGKILL);
+  // The run was the suite's child, now reparented: wait until it is gone before retrying.
+  while (::kill(run, 0) == 0) {
+    std::ifstream stat("/proc/" + std::to_string(run) + "/stat");
+    std::string pid_, comm, state;
+    if (stat >> pid_ >> comm >> state && state == "Z") break;  // dead, only its reaper is late
+    ::usleep(1000);
+  }
+  EXPECT_EQ(mine.acquire(dir), "");
+}
+
+TEST(SuiteLifeline, TheVariableNamesTheInheritedPipeAndNothingElse) {
+  ::unsetenv(kLifelineEnv);
+  EXPECT_FALSE(watch_suite_lifeline());  // outside jobs: nothing watched
+  {
+    SuiteLifeline l;
+    ASSERT_EQ(l.open(), "");
+    const char* value = std::getenv(kLifelineEnv);
+    ASSERT_NE(value, nullptr);
+    const int fd = lifeline_fd(value);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(::fcntl(fd, F_GETFD) & FD_CLOEXEC, 0);  // runs inherit the read end
+    const std::string v = value;
+    const std::string other_inode = v.substr(0, v.rfind(':') + 1) + "1";
+    EXPECT_EQ(lifeline_fd(other_inode), -1);  // same number, another file: a stray descriptor
+    EXPECT_EQ(lifeline_fd("0:" + v.substr(v.find(':') + 1)), -1);
+    EXPECT_EQ(lifeline_fd("garbage"), -1);
+    EXPECT_EQ(lifeline_fd(v + "x"), -1);
+  }
+  EXPECT_EQ(std::getenv(kLifelineEnv), nullptr);  // the suite's end unsets it
 }
 
 TEST(SummaryFlags, TwoResultsOfOneRunAreFlaggedInTheSummaryAndTheReport) {

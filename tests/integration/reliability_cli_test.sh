@@ -100,6 +100,26 @@ complete_once k9 4 || fail "kill -9: incomplete after resume"
 "$MILARUN" jobs long.json -d data -o k9 --devices 2 --resume -- --stop-at-count --max-count 20000 > k9.again.log 2>&1
 grep -q "4 run(s) already have a result" k9.again.log && complete_once k9 4 || fail "resume of a complete set"
 
+# --- kill -9 with a prefix that forks (the run is jobs' grandchild, out of reach of the
+# death signal): the suite lifeline ends it with its prefix; the lock is free again
+python3 - <<'PY'
+import json
+p = json.load(open("long.json"))
+for t in ("first", "second"):
+    p[t]["exec_prefix"] = ["sh", "-c", '"$@"; exit $?', "sh"]
+json.dump(p, open("fork.json", "w"))
+PY
+"$MILARUN" jobs fork.json -d data -o k9f --devices 2 > k9f.log 2>&1 & pid=$!
+runs_started 4 || fail "kill -9, forking prefix: the runs and their prefixes did not start: $(cat k9f.log)"
+rc=0; "$MILARUN" jobs fork.json -d data -o k9f --devices 2 --resume > k9f.busy.log 2>&1 || rc=$?
+[ $rc = 2 ] && grep -q "is in use by another milarun jobs" k9f.busy.log || fail "a --resume during the suite: rc $rc $(cat k9f.busy.log)"
+kill -9 $pid; wait $pid 2>/dev/null || true
+none_left || fail "kill -9, forking prefix: runs outlived the orchestrator: $(leftovers)"
+grep -q "the suite (milarun jobs) ended" k9f/logs/*.log || fail "kill -9, forking prefix: no run said why it stopped"
+"$MILARUN" jobs fork.json -d data -o k9f --devices 2 --resume -- --stop-at-count --max-count 20000 > k9f.resume.log 2>&1 \
+  || fail "kill -9, forking prefix, resume: $(cat k9f.resume.log)"
+complete_once k9f 4 || fail "kill -9, forking prefix: incomplete after resume"
+
 # --- disk full on the output directory (a 32 MiB tmpfs; needs root and mount)
 mnt="$work/small"; mkdir -p "$mnt"
 if mount -t tmpfs -o size=32m tmpfs "$mnt" 2>/dev/null; then

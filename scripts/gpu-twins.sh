@@ -38,6 +38,7 @@ if [ $dry = 1 ]; then
     "$milarun" dataset bsds500 -d "$data" --scale 0.05 >>"$work/dataset.log" 2>&1 ||
     { cat "$work/dataset.log"; echo "gpu-twins.sh --dry: dataset generation failed" >&2; exit 2; }
   # One tiny C++ result, so that the ratio column reads milarun's result format too.
+  mkdir -p "$work/results"
   "$milarun" run vae -d "$data" -o "$work/results/standard.vae.J0.0.20260101-000000-000000.json" -- \
     --no-cuda --batch-size 8 --max-count 64 >"$work/vae.log" 2>&1 ||
     { cat "$work/vae.log"; echo "gpu-twins.sh --dry: milarun run vae failed" >&2; exit 2; }

@@ -137,6 +137,14 @@ int run_experiment(const RunOptions& opts) {
       std::cerr << "milarun run: --extra must be a JSON object, e.g. --extra '{\"key\": 1}'\n";
       return kRunExitUsage;
     }
+    // The keys that name, version and judge the result stay milarun's (a name
+    // from --extra would bypass the file-name checks above).
+    for (const char* key : {"name", "job_id", "schema_version", "success", "failure_kind"})
+      if (extra.contains(key)) {
+        std::cerr << fmt::format(
+            "milarun run: --extra may not set \"{}\": the result's own key (use --experiment-name / --job-id)\n", key);
+        return kRunExitUsage;
+      }
   }
   // Before the workload allocates anything large (launch/malloc_policy.hpp).
   std::string malloc_error;

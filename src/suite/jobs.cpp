@@ -342,6 +342,13 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
                            s.job_id, r.wall_s, o.outdir, r.log_path);
         continue;
       }
+      if (const auto rec = run_result(o.outdir, s.name, s.job_id, wave_start); rec && rec->success) {
+        // Stopped after it wrote its result (a stop signal or a timeout while it exited): the result is kept and
+        // counted, so the line says OK, and why it ended.
+        log << fmt::format("{} J{} OK {:.1f}s (its result was written before it ended: {})\n", s.name, s.job_id,
+                           r.wall_s, failure_text(r, s));
+        continue;
+      }
       ++failures;
       auto doc = failure_result(plan.waves[w], results, i);
       log << fmt::format("{} J{} FAIL {:.1f}s ({}; log: {})\n", s.name, s.job_id, r.wall_s,

@@ -381,6 +381,31 @@ TEST(SkippedInputs, TheJobsLineSaysHowManyWereSkippedAndFailsARunPastTheShare) {
       << out.str();
 }
 
+TEST(JobsLine, ARunStoppedAfterItWroteItsResultIsOkAsTheSummaryCountsIt) {
+  const std::string dir = scratch_dir("late_stop");
+  JobsOptions o = two_test_suite(dir, R"({"late": {"experiment": "x"}})");
+  // Writes a successful result, then dies as a run stopped by the suite's signal would.
+  write_text(dir + "/fake4.sh",
+             "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; "
+             "esac; shift; done\n"
+             "echo '{\"name\": \"'$n'\", \"job_id\": \"'$j'\", \"success\": true}' > "
+             "\"$o/$n.J$j.20260101-000000-000000.json\"\nkill -KILL $$\n");
+  ::chmod((dir + "/fake4.sh").c_str(), 0755);
+  o.self_exe = dir + "/fake4.sh";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_jobs(o, out, err), 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("mini.late J0.0 OK"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("(its result was written before it ended: killed by signal 9)"), std::string::npos)
+      << out.str();
+  int files = 0, fail_files = 0;
+  for (const auto& f : fs::directory_iterator(o.outdir)) {
+    files += f.path().extension() == ".json";
+    fail_files += f.path().filename().string().find(".FAIL.") != std::string::npos;
+  }
+  EXPECT_EQ(files, 1);  // the run's own result, no FAIL file beside it
+  EXPECT_EQ(fail_files, 0);
+}
+
 // Issue 24 item 12: the pre-flight's batch (every test of the profile) goes
 // on stdin; one argv word is capped at 128 KiB.
 TEST(Preflight, ABatchOverTheArgvWordCapReachesTheCheckerWhole) {

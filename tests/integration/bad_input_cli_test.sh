@@ -49,6 +49,7 @@ expect "--bogus" $M --bogus
 # ---- run (own flags, then the harness flags after --) ----
 expect "nosuch" $M run nosuch --
 expect "--extra" $M run polynome --extra '{not json' -- --stop-at-count --max-count 10
+expect "--experiment-name" $M run polynome --extra '{"name": "evil/../x"}' -- --stop-at-count --max-count 10
 expect "--max-count" $M run polynome -- --stop-at-count --max-count abc
 expect "--max-count" $M run polynome -- --stop-at-count --max-count -1
 expect "--max-count" $M run polynome -- --stop-at-count --max-count 1.5

@@ -21,8 +21,10 @@ count() { ls "$1"/$2 2>/dev/null | wc -l; }
 kind() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['failure_kind'])" "$1"; }
 leftovers() { pgrep -f "$marker" | grep -v "^$$\$" || true; }
 # Conditions, polled (cap 60 s, reached only when the condition never holds):
-# at least N runs of the suite are running; none is left.
-runs_started() { for _ in $(seq 600); do [ "$(leftovers | wc -l)" -ge "$1" ] && return 0; sleep 0.1; done; return 1; }
+# at least N runs of the suite are running; none is left (jobs included).
+# Runs: the processes of `milarun-torch run` (and a prefix in front of one), not jobs itself.
+runs() { pgrep -f "milarun-torch run .*$marker" || true; }
+runs_started() { for _ in $(seq 600); do [ "$(runs | wc -l)" -ge "$1" ] && return 0; sleep 0.1; done; return 1; }
 none_left() { for _ in $(seq 600); do [ -z "$(leftovers)" ] && return 0; sleep 0.1; done; return 1; }
 # A suite where every run is unique per (test, job id), so duplicates show.
 complete_once() {  # DIR EXPECTED: every result name appears once, EXPECTED files in all
@@ -51,12 +53,12 @@ cat > hang.json <<JSON
 {"hang": {"experiment": "polynome", "timeout": 2, "exec_prefix": ["sh", "-c", "sleep 300 # $marker"]},
  "slow": {"experiment": "polynome", "arguments": {"--stop-at-count": true, "--max-count": 400000000}}}
 JSON
-rc=0; "$MILARUN" jobs hang.json -d data --devices 1 -o hang --name hang > hang.log 2>&1 || rc=$?
+rc=0; "$MILARUN" jobs hang.json -d "$work/data" --devices 1 -o hang --name hang > hang.log 2>&1 || rc=$?
 [ $rc = 1 ] || fail "hang: exit $rc: $(cat hang.log)"
 [ "$(kind hang/hang.hang.J0.0.FAIL.*.json)" = timeout ] || fail "hang: not recorded as timeout"
 none_left || fail "hang: the sleeping process survived"
 # --max-duration overrides the profile's timeout
-rc=0; "$MILARUN" jobs hang.json -d data --devices 1 -o slow --name slow --max-duration 1.5 > slow.log 2>&1 || rc=$?
+rc=0; "$MILARUN" jobs hang.json -d "$work/data" --devices 1 -o slow --name slow --max-duration 1.5 > slow.log 2>&1 || rc=$?
 [ $rc = 1 ] && [ "$(kind slow/hang.slow.J0.0.FAIL.*.json)" = timeout ] || fail "--max-duration: $(cat slow.log)"
 grep -q "timeout after 1.5 s" slow.log || fail "--max-duration: the log does not say the limit"
 
@@ -64,13 +66,13 @@ grep -q "timeout after 1.5 s" slow.log || fail "--max-duration: the log does not
 cat > nan.json <<JSON
 {"nan": {"experiment": "polynome", "arguments": {"--poly-degree": 60, "--lr": 10, "--stop-at-count": true, "--max-count": 400000000}}}
 JSON
-rc=0; "$MILARUN" jobs nan.json -d data --devices 1 -o nan -- --sample-duration 0.05 > nan.log 2>&1 || rc=$?
+rc=0; "$MILARUN" jobs nan.json -d "$work/data" --devices 1 -o nan -- --sample-duration 0.05 > nan.log 2>&1 || rc=$?
 [ $rc = 1 ] && [ "$(kind nan/nan.nan.J0.0.FAIL.*.json)" = nonfinite_loss ] || fail "NaN: $(cat nan.log)"
 
 # --- SIGINT / SIGTERM: children stopped, interrupted runs recorded, resume completes the set
 for sig in INT TERM; do
   out=stop-$sig
-  "$MILARUN" jobs long.json -d data -o $out --devices 2 > $out.log 2>&1 & pid=$!
+  "$MILARUN" jobs long.json -d "$work/data" -o $out --devices 2 > $out.log 2>&1 & pid=$!
   runs_started 2 || fail "SIG$sig: the two runs of the first wave did not start: $(cat $out.log)"
   kill -$sig $pid
   rc=0; wait $pid || rc=$?
@@ -82,22 +84,22 @@ for sig in INT TERM; do
   [ "$(count $out 'long.second.*')" = 0 ] || fail "SIG$sig: the next test started after the signal"
   grep -q -- "--resume" $out.log || fail "SIG$sig: no hint to resume"
   # Resume (short runs): the interrupted files are replaced, nothing is duplicated.
-  "$MILARUN" jobs long.json -d data -o $out --devices 2 --resume -- --stop-at-count --max-count 20000 > $out.resume.log 2>&1 \
+  "$MILARUN" jobs long.json -d "$work/data" -o $out --devices 2 --resume -- --stop-at-count --max-count 20000 > $out.resume.log 2>&1 \
     || fail "SIG$sig resume: $(cat $out.resume.log)"
   grep -q "2 run(s) that failed for a reason you can fix run again (interrupted 2" $out.resume.log || fail "SIG$sig resume: $(cat $out.resume.log)"
   complete_once $out 4 || fail "SIG$sig: incomplete after resume"
 done
 
 # --- kill -9 of the orchestrator: its children die with it; resume completes the set
-"$MILARUN" jobs long.json -d data -o k9 --devices 2 > k9.log 2>&1 & pid=$!
+"$MILARUN" jobs long.json -d "$work/data" -o k9 --devices 2 > k9.log 2>&1 & pid=$!
 runs_started 2 || fail "kill -9: the two runs of the first wave did not start: $(cat k9.log)"
 kill -9 $pid; wait $pid 2>/dev/null || true
 none_left || fail "kill -9: runs outlived the orchestrator: $(leftovers)"
-"$MILARUN" jobs long.json -d data -o k9 --devices 2 --resume -- --stop-at-count --max-count 20000 > k9.resume.log 2>&1 \
+"$MILARUN" jobs long.json -d "$work/data" -o k9 --devices 2 --resume -- --stop-at-count --max-count 20000 > k9.resume.log 2>&1 \
   || fail "kill -9 resume: $(cat k9.resume.log)"
 complete_once k9 4 || fail "kill -9: incomplete after resume"
 # A second resume has nothing left to do.
-"$MILARUN" jobs long.json -d data -o k9 --devices 2 --resume -- --stop-at-count --max-count 20000 > k9.again.log 2>&1
+"$MILARUN" jobs long.json -d "$work/data" -o k9 --devices 2 --resume -- --stop-at-count --max-count 20000 > k9.again.log 2>&1
 grep -q "4 run(s) already have a result" k9.again.log && complete_once k9 4 || fail "resume of a complete set"
 
 # --- kill -9 with a prefix that forks (the run is jobs' grandchild, out of reach of the
@@ -109,14 +111,14 @@ for t in ("first", "second"):
     p[t]["exec_prefix"] = ["sh", "-c", '"$@"; exit $?', "sh"]
 json.dump(p, open("fork.json", "w"))
 PY
-"$MILARUN" jobs fork.json -d data -o k9f --devices 2 > k9f.log 2>&1 & pid=$!
+"$MILARUN" jobs fork.json -d "$work/data" -o k9f --devices 2 > k9f.log 2>&1 & pid=$!
 runs_started 4 || fail "kill -9, forking prefix: the runs and their prefixes did not start: $(cat k9f.log)"
-rc=0; "$MILARUN" jobs fork.json -d data -o k9f --devices 2 --resume > k9f.busy.log 2>&1 || rc=$?
+rc=0; "$MILARUN" jobs fork.json -d "$work/data" -o k9f --devices 2 --resume > k9f.busy.log 2>&1 || rc=$?
 [ $rc = 2 ] && grep -q "is in use by another milarun jobs" k9f.busy.log || fail "a --resume during the suite: rc $rc $(cat k9f.busy.log)"
 kill -9 $pid; wait $pid 2>/dev/null || true
 none_left || fail "kill -9, forking prefix: runs outlived the orchestrator: $(leftovers)"
 grep -q "the suite (milarun jobs) ended" k9f/logs/*.log || fail "kill -9, forking prefix: no run said why it stopped"
-"$MILARUN" jobs fork.json -d data -o k9f --devices 2 --resume -- --stop-at-count --max-count 20000 > k9f.resume.log 2>&1 \
+"$MILARUN" jobs fork.json -d "$work/data" -o k9f --devices 2 --resume -- --stop-at-count --max-count 20000 > k9f.resume.log 2>&1 \
   || fail "kill -9, forking prefix, resume: $(cat k9f.resume.log)"
 complete_once k9f 4 || fail "kill -9, forking prefix: incomplete after resume"
 
@@ -125,21 +127,21 @@ mnt="$work/small"; mkdir -p "$mnt"
 if mount -t tmpfs -o size=32m tmpfs "$mnt" 2>/dev/null; then
   # (a) checked before each test: nothing starts, resume finishes once there is room
   head -c 30m /dev/zero > "$mnt/filler"  # 2 MiB left, under the 16 MiB minimum
-  rc=0; "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" -- --stop-at-count --max-count 20000 > full.log 2>&1 || rc=$?
+  rc=0; "$MILARUN" jobs long.json -d "$work/data" --devices 1 -o "$mnt/out" -- --stop-at-count --max-count 20000 > full.log 2>&1 || rc=$?
   [ $rc = 1 ] && grep -q "MiB free" full.log && grep -q -- "--resume" full.log || fail "disk full (a): $rc $(cat full.log)"
   rm "$mnt/filler"
-  "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --resume -- --stop-at-count --max-count 20000 > full.resume.log 2>&1 \
+  "$MILARUN" jobs long.json -d "$work/data" --devices 1 -o "$mnt/out" --resume -- --stop-at-count --max-count 20000 > full.resume.log 2>&1 \
     || fail "disk full (a) resume: $(cat full.resume.log)"
   complete_once "$mnt/out" 2 || fail "disk full (a): incomplete after resume"
   # (b) full while a run writes: the result is parked in $TMPDIR, the suite stops, resume moves it back
   rm -rf "$mnt/out"; mkdir -p "$mnt/out/logs"
   fill=$(( $(df --output=avail -k "$mnt" | tail -1) - 2 ))
   head -c ${fill}k /dev/zero > "$mnt/filler" 2>/dev/null || true
-  rc=0; "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --min-free-mb 0 -- --stop-at-count --max-count 20000 > part.log 2>&1 || rc=$?
+  rc=0; "$MILARUN" jobs long.json -d "$work/data" --devices 1 -o "$mnt/out" --min-free-mb 0 -- --stop-at-count --max-count 20000 > part.log 2>&1 || rc=$?
   [ $rc = 1 ] && grep -q "kept in" part.log || fail "disk full (b): $rc $(cat part.log)"
   [ "$(ls "$TMPDIR"/milarun-unsaved/*/*.json | wc -l)" -ge 1 ] || fail "disk full (b): nothing parked"
   rm "$mnt/filler"
-  "$MILARUN" jobs long.json -d data --devices 1 -o "$mnt/out" --resume -- --stop-at-count --max-count 20000 > part.resume.log 2>&1 \
+  "$MILARUN" jobs long.json -d "$work/data" --devices 1 -o "$mnt/out" --resume -- --stop-at-count --max-count 20000 > part.resume.log 2>&1 \
     || fail "disk full (b) resume: $(cat part.resume.log)"
   grep -q "moved back" part.resume.log || fail "disk full (b): parked results not restored"
   complete_once "$mnt/out" 2 || fail "disk full (b): incomplete after resume"
@@ -149,13 +151,13 @@ else
 fi
 
 # --- corrupt data: a truncated MNIST file fails that run as bad_input, naming the file
-"$MILARUN" dataset mnist -d data --scale 0.01 > /dev/null
+"$MILARUN" dataset mnist -d "$work/data" --scale 0.01 > /dev/null
 truncate -s 100 data/mnist/MNIST/raw/train-images-idx3-ubyte
 cat > corrupt.json <<JSON
 {"vae": {"experiment": "vae", "arguments": {"--dataset": "milarun.datasets:mnist", "--stop-at-count": true, "--max-count": 2000}},
  "ok": {"experiment": "polynome", "arguments": {"--stop-at-count": true, "--max-count": 20000}}}
 JSON
-rc=0; "$MILARUN" jobs corrupt.json -d data --devices 1 -o corrupt > corrupt.log 2>&1 || rc=$?
+rc=0; "$MILARUN" jobs corrupt.json -d "$work/data" --devices 1 -o corrupt > corrupt.log 2>&1 || rc=$?
 [ $rc = 1 ] || fail "corrupt data: exit $rc"
 f=$(ls corrupt/corrupt.vae.J0.0.FAIL.*.json) || fail "corrupt data: no FAIL file"
 [ "$(kind $f)" = bad_input ] || fail "corrupt data: kind $(kind $f)"

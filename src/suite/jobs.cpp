@@ -318,6 +318,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
                        plan.waves[w].size(), plan.waves[w].size() == 1 ? "" : "es");
     log.flush();
     double wave_start = now_epoch_s();
+    bool parked_in_wave = false;  // a run exited 3: its result could not be written to -o
     auto results = run_wave(plan.waves[w], log_dir);
     for (std::size_t i = 0; i < results.size(); ++i) {
       const auto& s = plan.waves[w][i];
@@ -350,6 +351,7 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
         continue;
       }
       ++failures;
+      parked_in_wave = parked_in_wave || r.exit_code == kRunExitResultParked;
       auto doc = failure_result(plan.waves[w], results, i);
       log << fmt::format("{} J{} FAIL {:.1f}s ({}; log: {})\n", s.name, s.job_id, r.wall_s,
                          doc["error"].get<std::string>(), r.log_path);
@@ -365,9 +367,11 @@ int run_jobs(const JobsOptions& o_in, std::ostream& out, std::ostream& err) {
       }
     }
     recorder.record_new();
-    if (has_unsaved(o.outdir)) {
-      err << fmt::format("error: results could not be written to {} (disk full?); they are kept in {}\n", o.outdir,
-                         unsaved_dir(o.outdir));
+    if (has_unsaved(o.outdir) || parked_in_wave) {  // no later run could keep its result either
+      err << fmt::format(
+          "error: results could not be written to {} ({}); they are kept in {}, or at the end of their run's log "
+          "when that failed too\n",
+          o.outdir, free_space_note(o.outdir), unsaved_dir(o.outdir));
       disk_full = true;
       break;
     }

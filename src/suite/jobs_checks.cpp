@@ -92,6 +92,14 @@ bool enough_space(const std::string& dir, double min_free_mb, std::ostream& err)
   }
 }
 
+std::string free_space_note(const std::string& dir) {
+  try {
+    return fmt::format("{:.1f} MiB free there", fetch::system_disk_space().available_bytes(dir) / (1024.0 * 1024.0));
+  } catch (const std::exception&) {
+    return "its free space unknown";
+  }
+}
+
 // Before a wave: an -o removed during the suite is made again (so later
 // results are kept), with one line. False when it cannot be.
 bool outdir_still_there(const std::string& outdir, std::ostream& err) {

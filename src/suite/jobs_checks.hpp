@@ -27,6 +27,9 @@ std::string outdir_problem(const std::string& dir);
 // true when it cannot tell (a warning).
 bool enough_space(const std::string& dir, double min_free_mb, std::ostream& err);
 
+// "N.N MiB free there" for `dir`'s filesystem, or "its free space unknown".
+std::string free_space_note(const std::string& dir);
+
 // Before a wave: an -o removed during the suite is made again (so later
 // results are kept), with one line. False when it cannot be.
 bool outdir_still_there(const std::string& outdir, std::ostream& err);

@@ -89,6 +89,9 @@ std::string failure_text(const ProcessResult& r, const ProcessSpec& s) {
   if (r.oom_killed) return fmt::format("out of memory: killed by the OOM killer of its cgroup ({})", s.cgroup);
   if (r.signal != 0) return fmt::format("killed by signal {}", r.signal);
   if (r.exit_code == 2) return "exit code 2: bad input (see the run's log)";
+  if (r.exit_code == kRunExitResultParked)
+    return "exit code 3: its result could not be written to -o (disk full or read-only?); it is kept under "
+           "$TMPDIR/milarun-unsaved or, when that failed too, printed at the end of its log";
   return fmt::format("exit code {}", r.exit_code);
 }
 

@@ -406,6 +406,29 @@ TEST(JobsLine, ARunStoppedAfterItWroteItsResultIsOkAsTheSummaryCountsIt) {
   EXPECT_EQ(fail_files, 0);
 }
 
+// Issue 24 item 9: a disk full with an unwritable TMPDIR: the run can only
+// print its result in its log (exit 3). The suite says so, names -o and its
+// free space, does not start the next test and says how to finish.
+TEST(DiskFull, ARunThatCouldNotKeepItsResultStopsTheSuiteWithTheResumeHint) {
+  const std::string dir = scratch_dir("parked");
+  JobsOptions o = two_test_suite(dir, R"({"first": {"experiment": "x"}, "second": {"experiment": "x"}})");
+  write_text(dir + "/fake5.sh",
+             "#!/bin/sh\necho \"$@\" >> \"" + dir +
+                 "/calls\"\necho '{\"success\": true}'\necho 'milarun run: cannot write' >&2\nexit 3\n");
+  ::chmod((dir + "/fake5.sh").c_str(), 0755);
+  o.self_exe = dir + "/fake5.sh";
+  std::ostringstream out, err;
+  EXPECT_EQ(run_jobs(o, out, err), 1) << out.str() << err.str();
+  EXPECT_NE(out.str().find("mini.first J0.0 FAIL"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("its result could not be written to -o"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().find("mini.second"), std::string::npos) << out.str();  // the next test did not start
+  EXPECT_NE(err.str().find("error: results could not be written to " + o.outdir + " ("), std::string::npos)
+      << err.str();
+  EXPECT_NE(err.str().find("MiB free there"), std::string::npos) << err.str();
+  EXPECT_NE(err.str().find("--resume to finish the suite"), std::string::npos) << err.str();
+  EXPECT_EQ(fake_calls(dir), 1);
+}
+
 // Issue 24 item 12: the pre-flight's batch (every test of the profile) goes
 // on stdin; one argv word is capped at 128 KiB.
 TEST(Preflight, ABatchOverTheArgvWordCapReachesTheCheckerWhole) {

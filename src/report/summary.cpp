@@ -281,7 +281,12 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
       const std::string label = lr.label + (t.key == "train" ? "" : ":" + t.key);
       evidence.push_back(run_evidence(label, dev, t.doc));
     }
-    if (perfs.empty()) ok = false;
+    if (perfs.empty() && ok) {  // a success with nothing measured: not a result of milarun run
+      warnings.push_back(terminal_safe("warning: " + lr.where +
+                                       ": counted as failed (bad_result): it says success but has no \"train\" "
+                                       "timings with rates"));
+      ok = false;
+    }
     a.flags.add_skipped(r.images_skipped);
     const bool bad_data = ok && r.skipped_share() > kMaxSkippedInputShare;  // less work per example: not a result
     if (bad_data) {

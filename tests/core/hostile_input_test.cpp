@@ -139,6 +139,19 @@ TEST(ReportInputKeys, ANanOrStringRateIsAFailureWithItsLine) {
   EXPECT_NE(warnings[0].find("counted as failed (bad_result): a rate is not a finite number"), std::string::npos);
 }
 
+TEST(ReportInputKeys, ASuccessWithoutTimingsIsAFailureWithItsLine) {
+  const auto dir = result_dir("no_timings");
+  write_json(dir / "s.a.J0.0.20260101-000000-000001.json", json{{"name", "s.a"}, {"job_id", "0.0"}, {"success", true}});
+  std::vector<std::string> warnings;
+  json summary = summarize_directory(dir.string(), warnings);
+  EXPECT_EQ(summary["s.a"]["failure_kinds"]["bad_result"], 1);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("s.a.J0.0.20260101-000000-000001.json: counted as failed (bad_result): it says success "
+                             "but has no \"train\" timings with rates"),
+            std::string::npos)
+      << warnings[0];
+}
+
 TEST(ReportInputKeys, AResultOfAnotherSchemaVersionIsSkippedWithItsLine) {
   const auto dir = result_dir("schema");
   json a = result_record("s.a", "0.0", "0", std::vector<double>(12, 9)), b = a, c = a;

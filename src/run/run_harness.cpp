@@ -104,6 +104,94 @@ int write_result(const std::string& out, const std::string& name, const std::str
   }
 }
 
+// The allocator policy of MILARUN_MALLOC / GLIBC_TUNABLES, applied; glibc's
+// defaults (with a warning) when it cannot be applied. nullopt (and one
+// line) when the variables are wrong.
+std::optional<MallocPolicy> settle_malloc_policy() {
+  std::string malloc_error;
+  auto malloc_policy =
+      choose_malloc_policy(std::getenv("MILARUN_MALLOC"), std::getenv("GLIBC_TUNABLES"), &malloc_error);
+  if (!malloc_policy) {
+    std::cerr << "milarun run: " << malloc_error << "\n";
+    return std::nullopt;
+  }
+  if (!apply_malloc_policy(*malloc_policy, &malloc_error)) {
+    std::cerr << "milarun run: warning: " << malloc_error << "; running with glibc's allocator defaults\n";
+    malloc_policy = MallocPolicy{"system", "glibc defaults (" + malloc_error + ")"};
+  }
+  return malloc_policy;
+}
+
+// The run's own inputs that no workload flag checks: the name and job id
+// (they become the result's file name) and --extra (parsed into `extra`,
+// merged at the end). Returns "" or the one line to print (exit 2).
+std::string run_inputs_problem(const RunOptions& opts, const std::string& name, nlohmann::json& extra) {
+  if (std::string why = unsafe_name_reason(name); !why.empty())
+    return fmt::format("milarun run: --experiment-name \"{}\" {}; use letters, digits, '_', '.', '+' or '-'",
+                       terminal_safe(name), why);
+  if (std::string why = unsafe_name_reason(opts.job_id); !opts.job_id.empty() && !why.empty())
+    return fmt::format("milarun run: --job-id \"{}\" {}; use letters, digits, '_', '.', '+' or '-'",
+                       terminal_safe(opts.job_id), why);
+  if (opts.extra_json.empty()) return "";
+  extra = nlohmann::json::parse(opts.extra_json, nullptr, false);
+  if (!extra.is_object()) return "milarun run: --extra must be a JSON object, e.g. --extra '{\"key\": 1}'";
+  // The keys that name, version and judge the result stay milarun's (a name
+  // from --extra would bypass the file-name checks above).
+  for (const char* key : {"name", "job_id", "schema_version", "success", "failure_kind"})
+    if (extra.contains(key))
+      return fmt::format(
+          "milarun run: --extra may not set \"{}\": the result's own key (use --experiment-name / --job-id)", key);
+  return "";
+}
+
+// The result's "timings": the meter's "train" entry (or the ranks' own
+// entries), "setup" (program start to the first timed block) and "program",
+// in seconds.
+nlohmann::json run_timings(const std::optional<RateMeter>& meter, const std::optional<Session>& session,
+                           double program_start) {
+  const double wall_offset = epoch_s() - mono_s();  // monotonic -> wall clock, for the stamps
+  nlohmann::json timings = nlohmann::json::object();
+  if (meter) {
+    const nlohmann::json metrics =
+        session ? session->extra().value("metrics", nlohmann::json::object()) : nlohmann::json::object();
+    timings["train"] = train_timing(*meter, metrics, wall_offset);
+    if (meter->started()) timings["setup"] = {{"time", meter->first_start() - program_start}};
+  }
+  timings["program"] = {{"time", mono_s() - program_start}};
+  if (session && session->extra().contains("timings")) {  // per-rank entries (Session::set_timings)
+    timings.erase("train");
+    timings.update(session->extra()["timings"]);
+  }
+  return timings;
+}
+
+// "success", "error" and "failure_kind" of the result from the run's failure (none: success).
+void set_outcome(nlohmann::json& result, const std::optional<RunFailure>& failure) {
+  result["success"] = !failure;
+  result["error"] = failure ? nlohmann::json(failure->message) : nlohmann::json(nullptr);
+  if (failure)
+    result["failure_kind"] = failure_kind_name(failure->kind);
+  else
+    result.erase("failure_kind");
+}
+
+// The run's last line on stderr: ok/FAILED with its count and last rate, or
+// why the summary will not count it (fewer than 3 rate slices).
+void print_run_end(const WorkloadInfo& info, const RunSettings& settings, const std::optional<RateMeter>& meter,
+                   bool ok, const std::string& where) {
+  const double wall = meter ? meter->wall_time() : 0.0;
+  if (ok && meter && meter->rates().size() < 3) {  // summary: perf needs 3 slices; a 0.0/s "rate" would be invented
+    std::cerr << fmt::format(
+        "milarun run {}: too short to measure — {} {} in {:.1f} s, {} rate slice(s) of {:g} s; the summary needs 3 "
+        "and counts this run as failed: raise --max-count -> {}\n",
+        info.name, meter->count(), info.count_unit, wall, meter->rates().size(), settings.meter.sample_duration, where);
+    return;
+  }
+  std::cerr << fmt::format("milarun run {}: {}{} — {} {} in {:.1f} s, last rate {:.1f}/s -> {}\n", info.name,
+                           ok ? "ok" : "FAILED", meter && meter->stopped_stable() ? " (steady, --until-stable)" : "",
+                           meter ? meter->count() : 0, info.count_unit, wall, meter ? meter->last_rate() : 0.0, where);
+}
+
 }  // namespace
 
 int run_experiment(const RunOptions& opts) {
@@ -115,49 +203,18 @@ int run_experiment(const RunOptions& opts) {
     return kRunExitUsage;
   }
   const std::string name = opts.experiment_name.empty() ? info->name : opts.experiment_name;
-  if (std::string why = unsafe_name_reason(name); !why.empty()) {  // it becomes the result's file name
-    std::cerr << fmt::format("milarun run: --experiment-name \"{}\" {}; use letters, digits, '_', '.', '+' or '-'\n",
-                             terminal_safe(name), why);
-    return kRunExitUsage;
-  }
-  if (std::string why = unsafe_name_reason(opts.job_id); !opts.job_id.empty() && !why.empty()) {
-    std::cerr << fmt::format("milarun run: --job-id \"{}\" {}; use letters, digits, '_', '.', '+' or '-'\n",
-                             terminal_safe(opts.job_id), why);
-    return kRunExitUsage;
-  }
   auto workload = info->make();
   RunSettings settings;
   auto app = configure_run_app(*info, *workload, settings);
   if (int rc = parse_run_args(*app, *info, settings, opts.args, std::cout, std::cerr); rc >= 0) return rc;
-  // --extra is merged into the result at the end: check it before the run.
-  nlohmann::json extra;
-  if (!opts.extra_json.empty()) {
-    extra = nlohmann::json::parse(opts.extra_json, nullptr, false);
-    if (!extra.is_object()) {
-      std::cerr << "milarun run: --extra must be a JSON object, e.g. --extra '{\"key\": 1}'\n";
-      return kRunExitUsage;
-    }
-    // The keys that name, version and judge the result stay milarun's (a name
-    // from --extra would bypass the file-name checks above).
-    for (const char* key : {"name", "job_id", "schema_version", "success", "failure_kind"})
-      if (extra.contains(key)) {
-        std::cerr << fmt::format(
-            "milarun run: --extra may not set \"{}\": the result's own key (use --experiment-name / --job-id)\n", key);
-        return kRunExitUsage;
-      }
-  }
-  // Before the workload allocates anything large (launch/malloc_policy.hpp).
-  std::string malloc_error;
-  auto malloc_policy =
-      choose_malloc_policy(std::getenv("MILARUN_MALLOC"), std::getenv("GLIBC_TUNABLES"), &malloc_error);
-  if (!malloc_policy) {
-    std::cerr << "milarun run: " << malloc_error << "\n";
+  nlohmann::json extra;  // --extra, merged into the result at the end
+  if (std::string why = run_inputs_problem(opts, name, extra); !why.empty()) {
+    std::cerr << why << "\n";
     return kRunExitUsage;
   }
-  if (!apply_malloc_policy(*malloc_policy, &malloc_error)) {
-    std::cerr << "milarun run: warning: " << malloc_error << "; running with glibc's allocator defaults\n";
-    malloc_policy = MallocPolicy{"system", "glibc defaults (" + malloc_error + ")"};
-  }
+  // Before the workload allocates anything large (launch/malloc_policy.hpp).
+  const auto malloc_policy = settle_malloc_policy();
+  if (!malloc_policy) return kRunExitUsage;
 
   RunIdentity id;
   id.name = name;
@@ -205,44 +262,15 @@ int run_experiment(const RunOptions& opts) {
   add_device_keys(result, torch_settings, settings.torch);
   result["inventory"]["torch_threads"] = torch::get_num_threads();
   if (session) result.update(session->extra(), true);
-  const double wall_offset = epoch_s() - mono_s();  // monotonic -> wall clock, for the stamps
-  nlohmann::json timings = nlohmann::json::object();
-  if (meter) {
-    const nlohmann::json metrics =
-        session ? session->extra().value("metrics", nlohmann::json::object()) : nlohmann::json::object();
-    timings["train"] = train_timing(*meter, metrics, wall_offset);
-    if (meter->started()) timings["setup"] = {{"time", meter->first_start() - program_start}};
-  }
-  timings["program"] = {{"time", mono_s() - program_start}};
-  if (session && session->extra().contains("timings")) {  // per-rank entries (Session::set_timings)
-    timings.erase("train");
-    timings.update(session->extra()["timings"]);
-  }
-  result["timings"] = timings;
+  result["timings"] = run_timings(meter, session, program_start);
   result["memory"] = {{"rss_peak_mb", peak_rss_mb()}};
   if (!extra.is_null()) result.update(extra, true);
-  result["success"] = ok;
-  result["error"] = ok ? nlohmann::json(nullptr) : nlohmann::json(failure->message);
-  if (ok)
-    result.erase("failure_kind");
-  else
-    result["failure_kind"] = failure_kind_name(failure->kind);
+  set_outcome(result, failure);
 
   std::string where;
   const int rc = write_result(opts.out, id.name, opts.job_id, result, ok, where);
   if (rc == kRunExitResultParked) return rc;
-  const double wall = meter ? meter->wall_time() : 0.0;
-  if (ok && meter && meter->rates().size() < 3) {  // summary: perf needs 3 slices; a 0.0/s "rate" would be invented
-    std::cerr << fmt::format(
-        "milarun run {}: too short to measure — {} {} in {:.1f} s, {} rate slice(s) of {:g} s; the summary needs 3 "
-        "and counts this run as failed: raise --max-count -> {}\n",
-        info->name, meter->count(), info->count_unit, wall, meter->rates().size(), settings.meter.sample_duration,
-        where);
-    return rc;
-  }
-  std::cerr << fmt::format("milarun run {}: {}{} — {} {} in {:.1f} s, last rate {:.1f}/s -> {}\n", info->name,
-                           ok ? "ok" : "FAILED", meter && meter->stopped_stable() ? " (steady, --until-stable)" : "",
-                           meter ? meter->count() : 0, info->count_unit, wall, meter ? meter->last_rate() : 0.0, where);
+  print_run_end(*info, settings, meter, ok, where);
   return rc;
 }
 

@@ -84,32 +84,9 @@ std::vector<TestTrend> store_trends(const std::string& db, const std::string& in
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
-    std::cout << version_line() << "\n";
-    return 0;
-  }
-  if (argc > 1 && kWorkerCommands.count(argv[1])) {
-    std::string worker = worker_path();
-    if (!worker_usable(worker, std::cerr)) return 2;
-    ::execv(worker.c_str(), argv);
-    std::cerr << fmt::format("milarun: cannot run {}: {}\n", worker, std::strerror(errno));
-    return 2;
-  }
-  auto [own, rest] = split_at_double_dash(argc, argv);
-
-  CLI::App app("milarun: training benchmarks (milabench in C++); `milarun --version` prints the version", "milarun");
-  app.require_subcommand(1);
-  // Listed for --help; handled by milarun-torch (see kWorkerCommands).
-  app.add_subcommand("run", "run one experiment in this process (`milarun run NAME -- --help`)");
-  app.add_subcommand("rerun", "re-run the test that produced a result file");
-  app.add_subcommand("dataset", "make datasets under a data root (synthetic, in the real layout)");
-  app.add_subcommand("list", "list the workloads and datasets of this build");
-
+// `milarun jobs` and its flags, bound to `jo` and `db` (the --db text).
+CLI::App* add_jobs_command(CLI::App& app, JobsOptions& jo, std::string& db) {
   auto* jb = app.add_subcommand("jobs", "run every test of a profile on every device, in parallel copies");
-  JobsOptions jo;
   jb->add_option("profile", jo.profile, "profile JSON, e.g. profiles/standard.json")->required();
   jb->add_option("-d,--dataroot", jo.dataroot, "dataset root (default $MILARUN_DATAROOT)");
   jb->add_option("-o,--out", jo.outdir,
@@ -140,24 +117,20 @@ int main(int argc, char** argv) {
                  "local, or slurm: each wave as an srun step in this allocation (devices per node)")
       ->check(CLI::IsMember({"local", "slurm"}))
       ->capture_default_str();
-  std::string jobs_db;
-  jb->add_option("--db", jobs_db,
+  jb->add_option("--db", db,
                  "record each run in this results store: a SQLite file or postgresql://...; none: off (default "
                  "$MILARUN_DB, else $MILARUN_OUTROOT/milarun.sqlite, else milarun.sqlite beside -o)");
+  return jb;
+}
 
-  auto* sum = app.add_subcommand("summary", "summarise a results folder (baseline JSON)");
-  std::string sum_dir, sum_out;
-  sum->add_option("outdir", sum_dir, "results folder")->required();
-  sum->add_option("-o,--out", sum_out, "summary file (default: stdout)");
-
+// `milarun report` and its flags, bound to `rp` and `db` (the --db text).
+CLI::App* add_report_command(CLI::App& app, ReportOptions& rp, std::string& db) {
   auto* rep = app.add_subcommand("report", "table, score, comparisons, HTML");
-  ReportOptions rp;
   rep->add_option("input", rp.input, "results folder or summary JSON")->required();
   rep->add_option("--weights", rp.weights, "weights JSON (e.g. weights/standard.json)");
   rep->add_option("--compare", rp.compare,
                   "baseline: a summary JSON, or a suite run of the results store (@last, @ID: see milarun history)");
-  std::string report_db;
-  rep->add_option("--db", report_db, "results store of --compare @... (default as milarun history's)");
+  rep->add_option("--db", db, "results store of --compare @... (default as milarun history's)");
   rep->add_option("--margin", rp.margin_pct,
                   "with --compare: differences up to this many % do not matter (default: learned from the runs' "
                   "run-to-run noise)");  // run_report checks the range
@@ -167,6 +140,75 @@ int main(int argc, char** argv) {
   rep->add_option("--title", rp.title, "report title");
   rep->add_option("--csv", rp.csv, "write the main table as CSV here");
   rep->add_option("--markdown", rp.markdown, "write the main table as Markdown here");
+  return rep;
+}
+
+// `milarun jobs` after parsing: defaults from the environment, the results
+// store, the torch half as pre-flight and worker; then run_jobs.
+int run_jobs_command(JobsOptions& jo, const CLI::App& jb, const std::string& jobs_db,
+                     const std::vector<std::string>& rest) {
+  jo.extra_args = rest;
+  jo.devices_given = jb.count("--devices") > 0;
+  jo.max_duration_given = jb.count("--max-duration") > 0;
+  jo.self_exe = worker_path();
+  if (!worker_usable(jo.self_exe, std::cerr)) return 2;
+  if (jo.dataroot.empty()) jo.dataroot = env_or("MILARUN_DATAROOT", "");
+  if (jo.outdir.empty() && std::getenv("MILARUN_OUTROOT")) {
+    char stamp[64];
+    std::time_t t = std::time(nullptr);
+    std::strftime(stamp, sizeof stamp, "results-%Y-%m-%d.%H:%M:%S", std::localtime(&t));
+    jo.outdir = env_or("MILARUN_OUTROOT", ".") + "/" + stamp;
+  }
+  if (jo.outdir.empty()) jo.json_to_stdout = true;
+  jo.db = store::resolve_store_spec(jobs_db, jo.json_to_stdout ? "" : store::parent_dir(jo.outdir));
+  // The workloads' flag tables and the dataset registry live in the
+  // torch half: one dry run of every test there.
+  jo.preflight = [&](const std::vector<TestArguments>& tests, const std::string& root) {
+    nlohmann::json batch = nlohmann::json::array();
+    for (const auto& t : tests)
+      batch.push_back({{"test", t.test}, {"experiment", t.experiment}, {"arguments", t.arguments}});
+    // On stdin: one argv word is capped at 128 KiB, a profile of 1000 tests is not.
+    return capture_output({jo.self_exe, "check-args", "-d", root, "--batch", "-"}, batch.dump());
+  };
+  return run_jobs(jo, std::cout, std::cerr);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
+    std::cout << version_line() << "\n";
+    return 0;
+  }
+  if (argc > 1 && kWorkerCommands.count(argv[1])) {
+    std::string worker = worker_path();
+    if (!worker_usable(worker, std::cerr)) return 2;
+    ::execv(worker.c_str(), argv);
+    std::cerr << fmt::format("milarun: cannot run {}: {}\n", worker, std::strerror(errno));
+    return 2;
+  }
+  auto [own, rest] = split_at_double_dash(argc, argv);
+
+  CLI::App app("milarun: training benchmarks (milabench in C++); `milarun --version` prints the version", "milarun");
+  app.require_subcommand(1);
+  // Listed for --help; handled by milarun-torch (see kWorkerCommands).
+  app.add_subcommand("run", "run one experiment in this process (`milarun run NAME -- --help`)");
+  app.add_subcommand("rerun", "re-run the test that produced a result file");
+  app.add_subcommand("dataset", "make datasets under a data root (synthetic, in the real layout)");
+  app.add_subcommand("list", "list the workloads and datasets of this build");
+
+  JobsOptions jo;
+  std::string jobs_db;
+  auto* jb = add_jobs_command(app, jo, jobs_db);
+
+  auto* sum = app.add_subcommand("summary", "summarise a results folder (baseline JSON)");
+  std::string sum_dir, sum_out;
+  sum->add_option("outdir", sum_dir, "results folder")->required();
+  sum->add_option("-o,--out", sum_out, "summary file (default: stdout)");
+
+  ReportOptions rp;
+  std::string report_db;
+  auto* rep = add_report_command(app, rp, report_db);
 
   CgroupsCmdOptions cg;
   auto* cgroups = add_cgroups_command(app, cg);
@@ -176,32 +218,7 @@ int main(int argc, char** argv) {
   if (int rc = parse_own(app, own); rc >= 0) return rc;
 
   try {
-    if (*jb) {
-      jo.extra_args = rest;
-      jo.devices_given = jb->count("--devices") > 0;
-      jo.max_duration_given = jb->count("--max-duration") > 0;
-      jo.self_exe = worker_path();
-      if (!worker_usable(jo.self_exe, std::cerr)) return 2;
-      if (jo.dataroot.empty()) jo.dataroot = env_or("MILARUN_DATAROOT", "");
-      if (jo.outdir.empty() && std::getenv("MILARUN_OUTROOT")) {
-        char stamp[64];
-        std::time_t t = std::time(nullptr);
-        std::strftime(stamp, sizeof stamp, "results-%Y-%m-%d.%H:%M:%S", std::localtime(&t));
-        jo.outdir = env_or("MILARUN_OUTROOT", ".") + "/" + stamp;
-      }
-      if (jo.outdir.empty()) jo.json_to_stdout = true;
-      jo.db = store::resolve_store_spec(jobs_db, jo.json_to_stdout ? "" : store::parent_dir(jo.outdir));
-      // The workloads' flag tables and the dataset registry live in the
-      // torch half: one dry run of every test there.
-      jo.preflight = [&](const std::vector<TestArguments>& tests, const std::string& root) {
-        nlohmann::json batch = nlohmann::json::array();
-        for (const auto& t : tests)
-          batch.push_back({{"test", t.test}, {"experiment", t.experiment}, {"arguments", t.arguments}});
-        // On stdin: one argv word is capped at 128 KiB, a profile of 1000 tests is not.
-        return capture_output({jo.self_exe, "check-args", "-d", root, "--batch", "-"}, batch.dump());
-      };
-      return run_jobs(jo, std::cout, std::cerr);
-    }
+    if (*jb) return run_jobs_command(jo, *jb, jobs_db, rest);
     if (*sum) return run_summary(sum_dir, sum_out, std::cout, std::cerr);
     if (*rep) {
       rp.price_given = rep->count("--price") > 0;

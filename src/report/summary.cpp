@@ -239,24 +239,49 @@ json summarize_directory(const std::string& outdir, std::vector<std::string>& wa
   return summarize_results(results, warnings);
 }
 
+namespace {
+
+// What the summary gathers of one test's results.
+struct TestAccumulator {
+  long n = 0, failures = 0;
+  std::vector<double> total, train;
+  std::map<std::string, std::vector<double>> pergpu;
+  double peak = 0;                                            // report.py's default
+  std::vector<double> joules_per_example, examples_per_watt;  // runs whose power was measured
+  std::vector<RunEvidence> runs;                              // successful timings entries
+  json inventory = json::object();                            // {key: distinct values}
+  std::map<std::string, int> failure_kinds;                   // failure_kind -> count
+  SummaryFlags flags;                                         // duplicate runs, argument lists
+};
+
+// One test's summary entry (report.py's keys, then ours: energy, stats,
+// inventory, failure_kinds, the flags' keys); the flags' warnings appended.
+json summary_entry(const std::string& name, const TestAccumulator& a, std::vector<std::string>& warnings) {
+  json pg = json::object();
+  for (const auto& [dev, v] : a.pergpu) pg[dev] = compute_stats(v);
+  json entry = {
+      {"n", a.n},     {"failures", a.failures}, {"total", compute_stats(a.total)}, {"train", compute_stats(a.train)},
+      {"pergpu", pg}, {"peak_memory", a.peak}};
+  if (!a.joules_per_example.empty())
+    entry["energy"] = {{"joules_per_example", compute_stats(a.joules_per_example)},
+                       {"examples_per_watt", compute_stats(a.examples_per_watt)}};
+  // Added beside the baselines' schema (evidence.hpp).
+  entry["stats"] = stats_block(a.runs, entry);
+  entry["inventory"] = a.inventory;
+  if (!a.failure_kinds.empty()) entry["failure_kinds"] = a.failure_kinds;
+  a.flags.write(name, entry, warnings);
+  return entry;
+}
+
+}  // namespace
+
 json summarize_results(const std::vector<LabeledResult>& results, std::vector<std::string>& warnings) {
-  struct Acc {
-    long n = 0, failures = 0;
-    std::vector<double> total, train;
-    std::map<std::string, std::vector<double>> pergpu;
-    double peak = 0;                                            // report.py's default
-    std::vector<double> joules_per_example, examples_per_watt;  // runs whose power was measured
-    std::vector<RunEvidence> runs;                              // successful timings entries
-    json inventory = json::object();                            // {key: distinct values}
-    std::map<std::string, int> failure_kinds;                   // failure_kind -> count
-    SummaryFlags flags;                                         // duplicate runs, argument lists
-  };
-  std::map<std::string, Acc> acc;
+  std::map<std::string, TestAccumulator> acc;
   for (const auto& lr : results) {
     ResultRecord r;
     if (!read_record(lr.where, lr.doc, r, warnings) || !r.counted()) continue;
     const json& d = lr.doc;
-    Acc& a = acc[r.group()];
+    TestAccumulator& a = acc[r.group()];
     a.n++;
     a.flags.add(r, lr.label, warnings);
     // report.py's _successful: success and no NaN metric; ours also needs usable rates.
@@ -317,22 +342,7 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
     if (std::isfinite(peak)) a.peak = std::max(a.peak, peak);
   }
   json out = json::object();
-  for (const auto& [name, a] : acc) {
-    json pg = json::object();
-    for (const auto& [dev, v] : a.pergpu) pg[dev] = compute_stats(v);
-    json entry = {
-        {"n", a.n},     {"failures", a.failures}, {"total", compute_stats(a.total)}, {"train", compute_stats(a.train)},
-        {"pergpu", pg}, {"peak_memory", a.peak}};
-    if (!a.joules_per_example.empty())
-      entry["energy"] = {{"joules_per_example", compute_stats(a.joules_per_example)},
-                         {"examples_per_watt", compute_stats(a.examples_per_watt)}};
-    // Added beside the baselines' schema (evidence.hpp).
-    entry["stats"] = stats_block(a.runs, entry);
-    entry["inventory"] = a.inventory;
-    if (!a.failure_kinds.empty()) entry["failure_kinds"] = a.failure_kinds;
-    a.flags.write(name, entry, warnings);
-    out[name] = entry;
-  }
+  for (const auto& [name, a] : acc) out[name] = summary_entry(name, a, warnings);
   return out;
 }
 

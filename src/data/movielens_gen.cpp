@@ -16,6 +16,7 @@
 
 #include "data/manifest.hpp"
 #include "data/movielens.hpp"
+#include "sys/atomic_file.hpp"
 #include "sys/cpus.hpp"
 
 namespace milabench {
@@ -109,10 +110,9 @@ void generate_ml20m(const std::string& dataroot, const DatasetOptions& opts) {
   const int64_t chunks = (shape.users + kUsersPerChunk - 1) / kUsersPerChunk;
   const unsigned nthreads =
       unsigned(std::min<int64_t>(chunks, opts.threads ? opts.threads : static_cast<unsigned>(usable_cpu_count())));
-  const std::string csv = ml20m_csv(dataroot), tmp = csv + ".tmp." + std::to_string(::getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw std::runtime_error("cannot write " + tmp);
-  std::fputs("userId,movieId,rating,timestamp\n", f);
+  const std::string csv = ml20m_csv(dataroot);
+  AtomicFile out(csv);  // whole or not at all (sys/atomic_file.hpp)
+  out.write("userId,movieId,rating,timestamp\n");
 
   // Workers fill chunk slots at most 4 per thread ahead of the writer (this thread).
   std::vector<std::string> slot(static_cast<size_t>(chunks));
@@ -139,7 +139,7 @@ void generate_ml20m(const std::string& dataroot, const DatasetOptions& opts) {
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < nthreads; ++t) pool.emplace_back(work);
   int64_t rows = 0;
-  bool ok = true;
+  std::string write_error;  // the first failed write; the workers are joined before it is thrown
   for (int64_t k = 0; k < chunks; ++k) {
     std::string text;
     {
@@ -147,19 +147,19 @@ void generate_ml20m(const std::string& dataroot, const DatasetOptions& opts) {
       cv.wait(lock, [&] { return ready[size_t(k)] != 0; });
       text.swap(slot[size_t(k)]);
     }
-    ok = ok && std::fwrite(text.data(), 1, text.size(), f) == text.size();
+    if (write_error.empty()) try {
+        out.write(text);
+      } catch (const std::exception& e) {
+        write_error = e.what();
+      }
     rows += std::count(text.begin(), text.end(), '\n');
     std::lock_guard<std::mutex> lock(m);
     written = k + 1;
     cv.notify_all();
   }
   for (auto& t : pool) t.join();
-  ok = std::fflush(f) == 0 && ::fsync(fileno(f)) == 0 && ok;
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(tmp.c_str(), csv.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw std::runtime_error("cannot write " + csv);
-  }
+  if (!write_error.empty()) throw std::runtime_error(write_error);
+  out.commit();
   // Convert now so that the workloads started in parallel find a fresh cache.
   Ml20m d = convert_ml20m_csv(csv, opts.threads);
   write_ml20m_cache(ml20m_cache(dataroot), d);

@@ -24,6 +24,7 @@
 #include "data/manifest.hpp"
 #include "data/wmt16.hpp"
 #include "results/atomic_write.hpp"
+#include "sys/atomic_file.hpp"
 #include "sys/cpus.hpp"
 
 namespace milabench {
@@ -107,9 +108,7 @@ Chunk make_chunk(int64_t pairs, uint64_t seed, const Lexicon& lx) {
 // Writes `pairs` pairs to the two files, chunk k seeded from (seed, stream, k).
 void write_pairs(const std::string& en_path, const std::string& de_path, int64_t pairs, uint64_t seed, uint64_t stream,
                  unsigned threads, const Lexicon& lx) {
-  const std::string suffix = ".tmp." + std::to_string(::getpid());
-  std::ofstream en(en_path + suffix, std::ios::binary), de(de_path + suffix, std::ios::binary);
-  if (!en || !de) throw std::runtime_error("wmt16: cannot write " + en_path + " / " + de_path);
+  AtomicFile en(en_path), de(de_path);  // whole or not at all (sys/atomic_file.hpp)
   const int64_t nchunks = (pairs + kChunkPairs - 1) / kChunkPairs;
   for (int64_t first = 0; first < nchunks; first += threads) {
     int64_t wave = std::min<int64_t>(threads, nchunks - first);
@@ -123,15 +122,12 @@ void write_pairs(const std::string& en_path, const std::string& de_path, int64_t
       });
     for (auto& t : pool) t.join();
     for (const auto& c : out) {
-      en.write(c.en.data(), std::streamsize(c.en.size()));
-      de.write(c.de.data(), std::streamsize(c.de.size()));
+      en.write(c.en);
+      de.write(c.de);
     }
   }
-  en.close();
-  de.close();
-  if (!en || !de) throw std::runtime_error("wmt16: write failed for " + en_path + " / " + de_path);
-  std::filesystem::rename(en_path + suffix, en_path);
-  std::filesystem::rename(de_path + suffix, de_path);
+  en.commit();
+  de.commit();
 }
 
 }  // namespace

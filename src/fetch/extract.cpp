@@ -10,8 +10,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <stdexcept>
 #include <vector>
+
+#include "sys/atomic_file.hpp"
 
 namespace milabench::fetch {
 namespace fs = std::filesystem;
@@ -260,32 +263,26 @@ ExtractResult gunzip_file(const std::string& src, const std::string& dest, std::
     return refuse(r, src, "", err_of(in.a) + "; delete it and download again");
   if (archive_filter_code(in.a, 0) != ARCHIVE_FILTER_GZIP)
     return refuse(r, src, "", "not a gzip file; delete it and download again");
-  const std::string tmp = dest + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return refuse(r, src, "", fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
+  // Written whole or not at all, flushed to disk (sys/atomic_file.hpp).
+  std::optional<AtomicFile> out;
+  try {
+    out.emplace(dest);
+  } catch (const std::exception& e) {
+    return refuse(r, src, "", e.what());
+  }
   char buf[1 << 16];
   la_ssize_t n;
-  bool write_failed = false;
-  while ((n = archive_read_data(in.a, buf, sizeof buf)) > 0) {
-    r.bytes += static_cast<std::uint64_t>(n);
-    if ((max_bytes && r.bytes > max_bytes) || std::fwrite(buf, 1, n, f) != static_cast<size_t>(n)) {
-      write_failed = true;
-      break;
+  try {
+    while ((n = archive_read_data(in.a, buf, sizeof buf)) > 0) {
+      r.bytes += static_cast<std::uint64_t>(n);
+      if (max_bytes && r.bytes > max_bytes)
+        return refuse(r, src, "", fmt::format("decompressed content exceeds the limit of {} bytes", max_bytes));
+      out->write(buf, static_cast<std::size_t>(n));
     }
-  }
-  bool close_failed = std::fclose(f) != 0;
-  std::error_code ec;
-  if (n < 0 || write_failed || close_failed) {
-    fs::remove(tmp, ec);
     if (n < 0) return refuse(r, src, "", "corrupt gzip data: " + err_of(in.a) + "; delete it and download again");
-    if (max_bytes && r.bytes > max_bytes)
-      return refuse(r, src, "", fmt::format("decompressed content exceeds the limit of {} bytes", max_bytes));
-    return refuse(r, src, "", fmt::format("writing {} failed; free some disk space", tmp));
-  }
-  fs::rename(tmp, dest, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return refuse(r, src, "", fmt::format("cannot rename {} to {}", tmp, dest));
+    out->commit();
+  } catch (const std::exception& e) {
+    return refuse(r, src, "", std::string(e.what()) + "; free some disk space");
   }
   r.entries = 1;
   r.ok = true;

@@ -9,29 +9,14 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "sys/atomic_file.hpp"
+
 namespace milabench {
 
 void write_text_atomic(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp." + std::to_string(getpid());
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(errno)));
-  size_t off = 0;
-  while (off < text.size()) {
-    ssize_t w = ::write(fd, text.data() + off, text.size() - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) {
-      int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error(fmt::format("cannot write {}: {}", tmp, std::strerror(e)));
-    }
-    off += static_cast<size_t>(w);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0 || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    ::unlink(tmp.c_str());
-    throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(e)));
-  }
+  AtomicFile f(path);
+  f.write(text);
+  f.commit();
 }
 
 namespace {

@@ -11,6 +11,8 @@
 //   subclasses (ProcessGroup became a dispatcher over backends); in 1.13 they
 //   derive from c10d::ProcessGroup. CollectiveBackend names the common base
 //   whose allreduce/broadcast data_parallel.cpp calls.
+// - Attention: 2.0 added at::scaled_dot_product_attention (flash / memory-
+//   efficient kernels on CUDA); 1.13 has none (callers run the plain math).
 // - c10d teardown: shutdown_process_group (2.3+: ProcessGroupNCCL::shutdown).
 // - CUDA streams/events: the project uses none directly; the rate meter's
 //   device sync (torch::cuda::synchronize) and pinned host memory
@@ -24,8 +26,14 @@
 #include <torch/cuda.h>
 #include <torch/version.h>
 
+#include <optional>
+
 #define MILABENCH_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
+
+#if MILABENCH_TORCH_AT_LEAST(2, 0)
+#include <ATen/ops/scaled_dot_product_attention.h>
+#endif
 
 namespace c10d {
 class Backend;
@@ -102,6 +110,18 @@ constexpr bool built_with_nccl() {
   return true;
 #else
   return false;
+#endif
+}
+
+// Causal scaled-dot-product attention of q, k, v ([B, heads, T, head size]),
+// no dropout, through libtorch's fused op; nullopt on a libtorch without it
+// (1.13), where the caller computes the masked softmax itself.
+inline std::optional<at::Tensor> causal_sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+#if MILABENCH_TORCH_AT_LEAST(2, 0)
+  return at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
+#else
+  (void)q, (void)k, (void)v;
+  return std::nullopt;
 #endif
 }
 

@@ -8,6 +8,7 @@
 #include "data/fake_imagenet.hpp"
 #include "data/mnist.hpp"
 #include "data/movielens.hpp"
+#include "data/token_shards.hpp"
 #include "data/wikitext2.hpp"
 #include "data/wmt16.hpp"
 
@@ -36,6 +37,10 @@ const std::vector<Hooks>& hooks() {
       {"wiki2", wiki2_present, generate_wiki2},
       {"coco", coco_present, generate_coco},
       {"ml20m", ml20m_present, generate_ml20m},
+      {"llmc_gpt2", [](const std::string& root) { return token_dataset_present(root, "llmc_gpt2"); },
+       [](const std::string& root, const DatasetOptions& o) { generate_token_dataset(root, "llmc_gpt2", o); }},
+      {"llmc_tiny256", [](const std::string& root) { return token_dataset_present(root, "llmc_tiny256"); },
+       [](const std::string& root, const DatasetOptions& o) { generate_token_dataset(root, "llmc_tiny256", o); }},
   };
   return table;
 }

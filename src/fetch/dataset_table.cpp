@@ -100,6 +100,21 @@ const std::vector<DatasetSource>& dataset_sources() {
        1843 * MiB,
        {{{"https://files.grouplens.org/datasets/movielens/ml-20m.zip", "", 0}, "ml-20m.zip", Unpack::Extract, "", 1}},
        "the zip holds ml-20m/ratings.csv and the other MovieLens-20M files"},
+      {"llmc_gpt2",
+       {},
+       "llmc_gpt2",
+       "llmc_gpt2/*_{val,train}_NNNNNN.bin (llm.c token shards, GPT-2 vocabulary 50257)",
+       575 * MiB,
+       {},
+       "generated offline (a sparse Markov chain over GPT-2's vocabulary); real llm.c shards of the same format "
+       "(e.g. dev/data/fineweb.py's fineweb10B) put in this folder are read unchanged"},
+      {"llmc_tiny256",
+       {},
+       "llmc_tiny256",
+       "llmc_tiny256/*_{val,train}_NNNNNN.bin (llm.c token shards, vocabulary 256, the tiny configs)",
+       8 * MiB,
+       {},
+       "generated offline: the tiny configs' 256-token vocabulary has no real corpus"},
   };
   return table;
 }

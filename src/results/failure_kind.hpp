@@ -20,8 +20,9 @@ enum class FailureKind {
   Interrupted,        // the suite was stopped while it ran
   NotStarted,         // the suite was stopped before it started
   GroupMemberFailed,  // stopped because another rank of its group failed
-  // Only in summaries: how a reader classifies a failure.
-  BadResult,  // success true but a NaN metric or no usable rates
+  // Readers classify a success with bad numbers as BadResult; a run writes it
+  // itself when its loss canary fails (workloads/loss_canary.hpp).
+  BadResult,  // success true but a NaN metric or no usable rates; or a failed loss canary
   BadData,    // success true but it skipped more than kMaxSkippedInputShare of its inputs (result_record.hpp)
   Unknown,    // a failed result without a (known) kind
 };

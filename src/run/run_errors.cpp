@@ -8,6 +8,7 @@
 #include <string>
 
 #include "data/data_error.hpp"
+#include "workloads/loss_canary.hpp"
 #include "workloads/nonfinite_loss.hpp"
 
 namespace milabench {
@@ -61,6 +62,8 @@ RunFailure classify_current_exception() {
   RunFailure f;
   try {
     throw;
+  } catch (const LossCanaryFailed& e) {
+    f = {FailureKind::BadResult, first_line(e.what()), e.what()};
   } catch (const NonFiniteLoss& e) {
     f = {FailureKind::NonFiniteLoss, first_line(e.what()), e.what()};
   } catch (const c10::OutOfMemoryError& e) {

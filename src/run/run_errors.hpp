@@ -17,7 +17,7 @@ struct RunFailure {
 // Classifies the exception being handled; call only inside a catch block.
 // c10::OutOfMemoryError (CUDA), std::bad_alloc and HostOutOfMemory (a failed
 // CPU allocation, see install_typed_cpu_oom) are "oom"; NonFiniteLoss is
-// "nonfinite_loss"; DataError is "bad_input"; anything else "exception".
+// "nonfinite_loss"; LossCanaryFailed is "bad_result"; DataError is "bad_input"; anything else "exception".
 RunFailure classify_current_exception();
 
 // Wraps torch's CPU allocator so that a failed host allocation throws the

@@ -21,6 +21,7 @@ std::unique_ptr<Workload> make_dcgan();
 std::unique_ptr<Workload> make_reso();
 std::unique_ptr<Workload> make_fast_style();
 std::unique_ptr<Workload> make_scaling();
+std::unique_ptr<Workload> make_gpt2();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
@@ -42,8 +43,13 @@ const std::vector<WorkloadInfo>& workload_registry() {
       {"reso", {"milarun.models.subpixel:main"}, "images", 20000, make_reso},
       {"fast_style", {"milarun.models.neural_style:main"}, "images", 20000, make_fast_style},
       // Images of each rank; rank 0's result holds every rank's train_R timings.
-      {"scaling", {"milarun.models.scaling:main", "milarun.models.scaling.micro_bench:main"}, "images", 50000,
+      {"scaling",
+       {"milarun.models.scaling:main", "milarun.models.scaling.micro_bench:main"},
+       "images",
+       50000,
        make_scaling},
+      // The 2026 profile (profiles/2026.json): B x T tokens per step.
+      {"gpt2", {"milarun.models.gpt2:main"}, "tokens", 60000000, make_gpt2},
   };
   return table;
 }

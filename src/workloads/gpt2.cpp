@@ -1,0 +1,139 @@
+// gpt2: GPT-2 124M (llm.c's d12) trained as llm.c's train_gpt2.py trains it,
+// on llm.c token shards (data/token_shards.hpp). One step: B*T+1 contiguous
+// tokens from the host reader, zero_grad(set_to_none), forward under bf16
+// autocast on CUDA (float32 master weights; float32 on the CPU), the mean
+// cross-entropy over the real vocabulary, backward, global-norm clip 1.0,
+// the learning rate of the step (linear warm-up over --warmup-steps, then
+// constant), AdamW (betas 0.9/0.95, eps 1e-8, weight decay on 2-D
+// parameters only), then the loss and the gradient norm read on the host
+// (train_gpt2.py's `loss.item()` and its printed norm). Count unit: tokens,
+// B*T per step. Beside the rate: MFU (llm.c's 6N + 6LCT per token over the
+// device's dense bf16 peak, workloads/device_peaks.hpp), peak memory, and
+// the loss canary (workloads/loss_canary.hpp): a failed canary is a FAIL of
+// kind bad_result.
+#include "models/gpt2.hpp"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "data/dataset.hpp"
+#include "data/manifest.hpp"
+#include "workloads/device_peaks.hpp"
+#include "workloads/gpt2_train.hpp"
+#include "workloads/loss_canary.hpp"
+#include "workloads/mixed_precision.hpp"
+#include "workloads/session.hpp"
+#include "workloads/token_loader.hpp"
+#include "workloads/workload.hpp"
+
+namespace milabench {
+namespace {
+
+class Gpt2Workload : public Workload {
+ public:
+  void add_options(CLI::App& app) override {
+    app.add_option("--dataset", dataset_, "llm.c token shards (llmc_gpt2, llmc_tiny256)")->capture_default_str();
+    app.add_option("--batch-size", batch_, "sequences per step (B)")->capture_default_str();
+    app.add_option("--seq-len", cfg_.block_size, "tokens per sequence (T, the block size)")->capture_default_str();
+    app.add_option("--n-layer", cfg_.n_layer, "transformer blocks")->capture_default_str();
+    app.add_option("--n-embd", cfg_.n_embd, "channels")->capture_default_str();
+    app.add_option("--n-head", cfg_.n_head, "attention heads")->capture_default_str();
+    app.add_option("--vocab-size", cfg_.vocab_size, "real vocabulary (the loss reads these logits)")
+        ->capture_default_str();
+    app.add_option("--padded-vocab-size", cfg_.padded_vocab_size, "embedding rows (llm.c pads to 128)")
+        ->capture_default_str();
+    app.add_option("--init-std", cfg_.init_std, "initialisation std (llm.c 0.02)")->capture_default_str();
+    app.add_option("--lr", h_.lr, "AdamW learning rate after the warm-up")->capture_default_str();
+    app.add_option("--warmup-steps", h_.warmup_steps, "linear learning-rate warm-up steps")->capture_default_str();
+    app.add_option("--weight-decay", h_.weight_decay, "AdamW weight decay of 2-D parameters")->capture_default_str();
+    app.add_option("--grad-clip", h_.grad_clip, "global gradient-norm clip")->capture_default_str();
+    app.add_option("--canary-last-fraction", canary_fraction_,
+                   "loss canary: the last loss must be below this x ln(V) (0: off)")
+        ->capture_default_str();
+    app.add_option("--canary-min-steps", canary_.min_steps, "loss canary: steps before the last loss is checked")
+        ->capture_default_str();
+  }
+
+  void run(Session& s) override {
+    if (std::string why = cfg_.problem(); !why.empty()) throw std::invalid_argument("gpt2: " + why);
+    if (batch_ < 1) throw std::invalid_argument("gpt2: --batch-size must be >= 1");
+    const DatasetInfo* d = find_dataset(dataset_);
+    if (!d) throw std::invalid_argument("gpt2: --dataset " + dataset_ + " is not a dataset of this build");
+    const bool cuda = s.device().is_cuda();
+    TokenLoader loader(s.dataroot() + "/" + d->source->dir, cfg_.vocab_size, batch_, cfg_.block_size, s.device(),
+                       dataset_command(d->name, s.dataroot()));
+    auto prov = dataset_provenance(s.dataroot(), d->name);
+    prov["train_shards"] = loader.shards();
+    s.set_dataset(prov);
+
+    Gpt2 model(cfg_);
+    model->to(s.device());
+    s.set_model(*model);
+    const int64_t params = count_parameters(*model);
+    s.set_metric("precision", cuda ? "bfloat16 autocast, float32 master weights" : "float32");
+    s.set_metric("attention", gpt2_attention_kind());
+    s.set_metric("config", {{"n_layer", cfg_.n_layer},
+                            {"n_embd", cfg_.n_embd},
+                            {"n_head", cfg_.n_head},
+                            {"seq_len", cfg_.block_size},
+                            {"vocab_size", cfg_.vocab_size},
+                            {"padded_vocab_size", cfg_.padded_vocab_size},
+                            {"batch_size", batch_}});
+    canary_.expected_first = std::log(double(cfg_.vocab_size));
+    canary_.last_below = canary_fraction_ * canary_.expected_first;
+
+    Gpt2Trainer trainer(model, h_, cuda);
+    const double flops_per_token = gpt2_flops_per_token(cfg_, params);
+    const int64_t per_step = batch_ * cfg_.block_size;
+    using Clock = std::chrono::steady_clock;
+    Clock::time_point t0;
+    int64_t step = 0, timed_steps = 0;
+    double last_loss = 0;
+    while (true) {
+      s.begin();
+      auto [x, y] = loader.next();
+      auto [loss, lossf] = trainer.step(x, y, step);
+      if (step == 0) canary_.check_first(lossf);
+      last_loss = lossf;
+      ++step;
+      // MFU over steps after the warm-up (each ends with the loss read, a sync).
+      if (step == h_.warmup_steps) t0 = Clock::now();
+      if (step > h_.warmup_steps) ++timed_steps;
+      if (!s.step(per_step, loss)) break;
+    }
+    canary_.check_last(last_loss, step);
+    s.set_metric("steps", step);
+    s.set_metric("last_loss", last_loss);
+    s.set_metric("data_wraps", loader.wraps());
+    const double secs = timed_steps > 0 ? std::chrono::duration<double>(Clock::now() - t0).count() : 0;
+    const double rate = secs > 0 ? double(timed_steps * per_step) / secs : 0;
+    s.set_metric("mfu", mfu_metric(s.device(), flops_per_token, rate,
+                                   "llm.c 6N + 6LCT per token (N = all parameters), tokens/s of the steps after "
+                                   "the warm-up, over the dense bf16 peak"));
+    s.set_metric("peak_memory", peak_memory_metric(s.device()));
+  }
+
+ private:
+  static int64_t count_parameters(torch::nn::Module& m) {
+    int64_t n = 0;
+    for (const auto& p : m.parameters()) n += p.numel();
+    return n;
+  }
+
+  std::string dataset_ = "llmc_gpt2";
+  int64_t batch_ = 64;
+  Gpt2Config cfg_ = Gpt2Config::d12();
+  Gpt2Hyper h_;
+  // Calibrated on the tiny config (docs/fidelity.md, gpt2): 0.75 x ln(V) after 200 steps.
+  double canary_fraction_ = 0.75;
+  LossCanary canary_{0, 0.1, 0, 200};
+};
+
+}  // namespace
+
+std::unique_ptr<Workload> make_gpt2() { return std::make_unique<Gpt2Workload>(); }
+
+}  // namespace milabench

@@ -8,6 +8,7 @@
 #include "report/html.hpp"
 #include "report/html_parts.hpp"
 #include "report/marks.hpp"
+#include "report/model_figures.hpp"
 #include "report/report.hpp"
 
 namespace milabench::html {
@@ -149,6 +150,7 @@ std::string evidence_html(const ReportData& d) {
   if (!energy.empty())
     h += "<h3>Energy (runs where power was measured)</h3>\n<table><tr>" + th("test") + th("J/example") +
          th("examples/W") + "</tr>\n" + energy + "</table>\n";
+  h += model_figures_html(d);
   return h;
 }
 

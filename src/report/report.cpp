@@ -14,6 +14,7 @@
 #include "report/export.hpp"
 #include "report/html.hpp"
 #include "report/marks.hpp"
+#include "report/model_figures.hpp"
 #include "report/summary.hpp"
 #include "report/summary_check.hpp"
 #include "report/summary_flags.hpp"
@@ -173,6 +174,7 @@ void print_report(const ReportData& d, std::ostream& out) {
     out << "\n";
   }
   print_energy(d, out);
+  print_model_figures(d, out);
   out << "\n";
   // The scores block as report.py's Table: "Label:" padded to the longest label + 2.
   std::vector<std::pair<std::string, std::string>> scores;

@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "report/evidence.hpp"
-#include "report/summary_flags.hpp"
 #include "report/marks.hpp"
+#include "report/summary_flags.hpp"
 #include "results/stand_ins.hpp"
 
 namespace milabench {
@@ -95,6 +95,7 @@ ReportRow make_row(const std::string& name, const json& entry) {
   const json energy = entry.is_object() ? entry.value("energy", json()) : json();
   r.joules_per_example = num(energy.is_object() ? energy.value("joules_per_example", json()) : json(), "mean");
   r.examples_per_watt = num(energy.is_object() ? energy.value("examples_per_watt", json()) : json(), "mean");
+  r.model = read_model_figures(entry);
   return r;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "measure/stats.hpp"
+#include "report/model_figures.hpp"
 #include "report/run_series.hpp"
 #include "report/trend.hpp"
 
@@ -39,6 +40,7 @@ struct ReportRow {
   int window_flags = 0;  // runs whose summary window is short or holds warm-up (results directory only)
   // Mean over runs whose power was measured (summary "energy"); NaN otherwise.
   double joules_per_example = 0, examples_per_watt = 0;
+  ModelFigures model;  // MFU and peak memory (summary "model"; report/model_figures.hpp)
 
   // Evidence beside the original numbers (evidence.hpp); NaN / empty when unknown.
   Interval ci = no_interval();  // 95% CI of perf (t interval over runs; coverage in docs/statistics.md)

@@ -12,6 +12,7 @@
 
 #include "measure/summary_window.hpp"
 #include "report/evidence.hpp"
+#include "report/model_figures.hpp"
 #include "report/summary_flags.hpp"
 #include "results/input_checks.hpp"
 #include "results/json_keys.hpp"
@@ -248,6 +249,7 @@ struct TestAccumulator {
   std::map<std::string, std::vector<double>> pergpu;
   double peak = 0;                                            // report.py's default
   std::vector<double> joules_per_example, examples_per_watt;  // runs whose power was measured
+  ModelFiguresAccumulator model;                              // metrics.mfu / peak_memory of successful runs
   std::vector<RunEvidence> runs;                              // successful timings entries
   json inventory = json::object();                            // {key: distinct values}
   std::map<std::string, int> failure_kinds;                   // failure_kind -> count
@@ -265,6 +267,7 @@ json summary_entry(const std::string& name, const TestAccumulator& a, std::vecto
   if (!a.joules_per_example.empty())
     entry["energy"] = {{"joules_per_example", compute_stats(a.joules_per_example)},
                        {"examples_per_watt", compute_stats(a.examples_per_watt)}};
+  if (a.model.any) entry["model"] = a.model.to_json();
   // Added beside the baselines' schema (evidence.hpp).
   entry["stats"] = stats_block(a.runs, entry);
   entry["inventory"] = a.inventory;
@@ -338,6 +341,7 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
     const std::string gpu = r.pergpu_device();
     if (!gpu.empty()) a.pergpu[gpu].insert(a.pergpu[gpu].end(), perfs.begin(), perfs.end());
     add_energy(d, perfs.front(), a.joules_per_example, a.examples_per_watt);
+    a.model.add(r.metrics);
     const double peak = peak_memory_of(r);
     if (std::isfinite(peak)) a.peak = std::max(a.peak, peak);
   }

@@ -64,8 +64,11 @@ nlohmann::json peak_memory_metric(const torch::Device& device) {
 #ifdef MILABENCH_HAVE_C10_CUDA
   if (device.is_cuda()) {
     const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device.has_index() ? device.index() : 0);
-    const auto peak = stats.allocated_bytes[size_t(c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)].peak;
-    return {{"bytes", peak}, {"source", "cuda_caching_allocator_peak"}};
+    // Index 0 is StatType::AGGREGATE (all pools) in every libtorch; the enum
+    // itself moved (c10::cuda::CUDACachingAllocator on 1.13,
+    // c10::CachingDeviceAllocator on 2.x), so it is not named here.
+    const int64_t peak = stats.allocated_bytes[0].peak;
+    return nlohmann::json{{"bytes", peak}, {"source", "cuda_caching_allocator_peak"}};
   }
 #endif
   (void)device;

@@ -1,18 +1,17 @@
 // Energy per example and examples per watt: summarised and reported only for
 // runs whose power was measured.
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
-
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "report/report.hpp"
 #include "report/report_data.hpp"
 #include "report/summary.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -22,26 +21,22 @@ namespace {
 
 // A successful result at a steady 100 examples/s; `energy_j` < 0 = power not measured.
 json run(const std::string& job, double energy_j) {
-  json monitor = {{"duration_s", 10.0}, {"power_measured", energy_j >= 0},
+  json monitor = {{"duration_s", 10.0},
+                  {"power_measured", energy_j >= 0},
                   {"energy_j", energy_j >= 0 ? json(energy_j) : json(nullptr)}};
-  return {{"name", "cpu.toy"}, {"job_id", job}, {"success", true}, {"device", "0"},
+  return {{"name", "cpu.toy"},
+          {"job_id", job},
+          {"success", true},
+          {"device", "0"},
           {"timings", {{"train", {{"rates", std::vector<double>(24, 100.0)}, {"count", 1000}}}}},
           {"monitor", monitor}};
-}
-
-fs::path dir_with(const std::vector<json>& docs) {
-  fs::path d = fs::temp_directory_path() / ("energy_test_" + std::to_string(::getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  for (std::size_t i = 0; i < docs.size(); ++i) std::ofstream(d / ("r" + std::to_string(i) + ".json")) << docs[i];
-  return d;
 }
 
 }  // namespace
 
 TEST(EnergyReport, SummaryHasEnergyOnlyFromMeasuredRuns) {
   // 500 J over 10 s = 50 W; 1000 examples -> 0.5 J/example; 100 ex/s / 50 W = 2 ex/W.
-  auto d = dir_with({run("0.0", 500.0), run("0.1", -1)});
+  auto d = test::folder_of_results("energy_test", {run("0.0", 500.0), run("0.1", -1)});
   std::vector<std::string> warnings;
   json s = summarize_directory(d.string(), warnings);
   ASSERT_TRUE(s["cpu.toy"].contains("energy"));
@@ -63,7 +58,7 @@ TEST(EnergyReport, SummaryHasEnergyOnlyFromMeasuredRuns) {
 }
 
 TEST(EnergyReport, NoEnergyTableWithoutPowerMeasurements) {
-  auto d = dir_with({run("0.0", -1)});
+  auto d = test::folder_of_results("energy_test", {run("0.0", -1)});
   std::vector<std::string> warnings;
   json s = summarize_directory(d.string(), warnings);
   EXPECT_FALSE(s["cpu.toy"].contains("energy"));

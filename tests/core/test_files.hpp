@@ -1,17 +1,30 @@
-// File helpers shared by the core and workload tests: whole-file reads and
-// archives built in memory (the formats the fetch side unpacks).
+// File helpers shared by the core and workload tests: whole-file reads,
+// archives built in memory (the formats the fetch side unpacks) and folders of
+// result documents.
 #pragma once
 #include <archive.h>
 #include <archive_entry.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace milabench::test {
+
+// A fresh folder (temp dir / "<prefix>_<pid>", emptied first) holding each
+// document as r<i>.json; the test removes it.
+inline std::filesystem::path folder_of_results(const std::string& prefix, const std::vector<nlohmann::json>& docs) {
+  std::filesystem::path d = std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  for (std::size_t i = 0; i < docs.size(); ++i) std::ofstream(d / ("r" + std::to_string(i) + ".json")) << docs[i];
+  return d;
+}
 
 // The file's bytes; "" when it cannot be opened.
 inline std::string read_text(const std::filesystem::path& p) {

@@ -95,20 +95,6 @@ torch::Tensor Gpt2Impl::loss(const torch::Tensor& logits, const torch::Tensor& t
   return torch::nn::functional::cross_entropy(real.reshape({-1, c_.vocab_size}), targets.reshape({-1}));
 }
 
-std::vector<torch::Tensor> Gpt2Impl::decay_params() {
-  std::vector<torch::Tensor> out;
-  for (const auto& p : parameters())
-    if (p.dim() >= 2) out.push_back(p);
-  return out;
-}
-
-std::vector<torch::Tensor> Gpt2Impl::no_decay_params() {
-  std::vector<torch::Tensor> out;
-  for (const auto& p : parameters())
-    if (p.dim() < 2) out.push_back(p);
-  return out;
-}
-
 const char* gpt2_attention_kind() {
 #if MILABENCH_TORCH_AT_LEAST(2, 0)
   return "sdpa";

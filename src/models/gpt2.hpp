@@ -56,10 +56,6 @@ class Gpt2Impl : public torch::nn::Module {
   // with zeros). Draws from torch's default generator.
   void init_weights();
   const Gpt2Config& config() const { return c_; }
-  // 2-D parameters (Linear weights and both embeddings: weight decay) and the
-  // rest (biases, LayerNorm: none), as llm.c's configure_optimizers.
-  std::vector<torch::Tensor> decay_params();
-  std::vector<torch::Tensor> no_decay_params();
 
   torch::nn::Embedding wte{nullptr}, wpe{nullptr};
   torch::nn::ModuleList h{nullptr};

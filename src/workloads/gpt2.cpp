@@ -9,24 +9,22 @@
 // (train_gpt2.py's `loss.item()` and its printed norm). Count unit: tokens,
 // B*T per step. Beside the rate: MFU (llm.c's 6N + 6LCT per token over the
 // device's dense bf16 peak, workloads/device_peaks.hpp), peak memory, and
-// the loss canary (workloads/loss_canary.hpp): a failed canary is a FAIL of
+// the loss canary (workloads/loss_canary.hpp); the step and the loop are
+// workloads/transformer_training.hpp's: a failed canary is a FAIL of
 // kind bad_result.
 #include "models/gpt2.hpp"
 
 #include <torch/torch.h>
 
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
 #include "data/dataset.hpp"
 #include "data/manifest.hpp"
-#include "workloads/device_peaks.hpp"
-#include "workloads/gpt2_train.hpp"
 #include "workloads/loss_canary.hpp"
-#include "workloads/mixed_precision.hpp"
 #include "workloads/session.hpp"
 #include "workloads/token_loader.hpp"
+#include "workloads/transformer_training.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {
@@ -72,7 +70,6 @@ class Gpt2Workload : public Workload {
     Gpt2 model(cfg_);
     model->to(s.device());
     s.set_model(*model);
-    const int64_t params = count_parameters(*model);
     s.set_metric("precision", cuda ? "bfloat16 autocast, float32 master weights" : "float32");
     s.set_metric("attention", gpt2_attention_kind());
     s.set_metric("config", {{"n_layer", cfg_.n_layer},
@@ -85,48 +82,27 @@ class Gpt2Workload : public Workload {
     canary_.expected_first = std::log(double(cfg_.vocab_size));
     canary_.last_below = canary_fraction_ * canary_.expected_first;
 
-    Gpt2Trainer trainer(model, h_, cuda);
-    const double flops_per_token = gpt2_flops_per_token(cfg_, params);
-    const int64_t per_step = batch_ * cfg_.block_size;
-    using Clock = std::chrono::steady_clock;
-    Clock::time_point t0;
-    int64_t step = 0, timed_steps = 0;
-    double last_loss = 0;
-    while (true) {
-      s.begin();
+    AdamWTrainer trainer(*model, h_, cuda);
+    MeasuredSteps m;
+    m.units_per_step = batch_ * cfg_.block_size;
+    m.flops_per_unit = gpt2_flops_per_token(cfg_, count_parameters(*model));
+    m.mfu_formula =
+        "llm.c 6N + 6LCT per token (N = all parameters), tokens/s of the steps after the warm-up, over the dense "
+        "bf16 peak";
+    m.warmup_steps = h_.warmup_steps;
+    m.canary = canary_;
+    run_measured_steps(s, m, [&](int64_t step) {
       auto [x, y] = loader.next();
-      auto [loss, lossf] = trainer.step(x, y, step);
-      if (step == 0) canary_.check_first(lossf);
-      last_loss = lossf;
-      ++step;
-      // MFU over steps after the warm-up (each ends with the loss read, a sync).
-      if (step == h_.warmup_steps) t0 = Clock::now();
-      if (step > h_.warmup_steps) ++timed_steps;
-      if (!s.step(per_step, loss)) break;
-    }
-    canary_.check_last(last_loss, step);
-    s.set_metric("steps", step);
-    s.set_metric("last_loss", last_loss);
+      return trainer.step([&] { return model->loss(model->forward(x), y); }, step);
+    });
     s.set_metric("data_wraps", loader.wraps());
-    const double secs = timed_steps > 0 ? std::chrono::duration<double>(Clock::now() - t0).count() : 0;
-    const double rate = secs > 0 ? double(timed_steps * per_step) / secs : 0;
-    s.set_metric("mfu", mfu_metric(s.device(), flops_per_token, rate,
-                                   "llm.c 6N + 6LCT per token (N = all parameters), tokens/s of the steps after "
-                                   "the warm-up, over the dense bf16 peak"));
-    s.set_metric("peak_memory", peak_memory_metric(s.device()));
   }
 
  private:
-  static int64_t count_parameters(torch::nn::Module& m) {
-    int64_t n = 0;
-    for (const auto& p : m.parameters()) n += p.numel();
-    return n;
-  }
-
   std::string dataset_ = "llmc_gpt2";
   int64_t batch_ = 64;
   Gpt2Config cfg_ = Gpt2Config::d12();
-  Gpt2Hyper h_;
+  AdamWHyper h_;
   // Calibrated on the tiny config (docs/fidelity.md, gpt2): 0.75 x ln(V) after 200 steps.
   double canary_fraction_ = 0.75;
   LossCanary canary_{0, 0.1, 0, 200};

@@ -11,6 +11,7 @@
 #include "data/token_shards.hpp"
 #include "run/run_errors.hpp"
 #include "test_support.hpp"
+#include "workloads/transformer_training.hpp"
 
 using namespace milabench;
 using milabench::test::run_workload;
@@ -61,7 +62,7 @@ TEST(Gpt2Model, D12HasGpt2SmallsParameterCountAndLlmcsInitRules) {
   EXPECT_NEAR(m->wpe->weight.std().item<double>(), 0.02, 0.0005);
   EXPECT_EQ(m->wte->weight.slice(0, 50257).abs().sum().item<double>(), 0.0);  // padded rows
   EXPECT_NEAR(m->wte->weight.slice(0, 0, 50257).std().item<double>(), 0.02, 0.0005);
-  EXPECT_EQ(m->decay_params().size(), 2u + 4u);  // wte, wpe, 4 Linear weights
+  EXPECT_EQ(decay_params(*m).size(), 2u + 4u);  // wte, wpe, 4 Linear weights
   EXPECT_EQ(std::string(gpt2_attention_kind()), TORCH_VERSION_MAJOR >= 2 ? "sdpa" : "math");
 }
 

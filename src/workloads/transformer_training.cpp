@@ -1,0 +1,91 @@
+#include "workloads/transformer_training.hpp"
+
+#include <chrono>
+
+#include "workloads/device_peaks.hpp"
+#include "workloads/mixed_precision.hpp"
+#include "workloads/session.hpp"
+
+namespace milabench {
+
+namespace {
+std::vector<torch::Tensor> params_where(torch::nn::Module& m, bool two_d) {
+  std::vector<torch::Tensor> out;
+  for (const auto& p : m.parameters())
+    if ((p.dim() >= 2) == two_d) out.push_back(p);
+  return out;
+}
+}  // namespace
+
+std::vector<torch::Tensor> decay_params(torch::nn::Module& m) { return params_where(m, true); }
+std::vector<torch::Tensor> no_decay_params(torch::nn::Module& m) { return params_where(m, false); }
+
+int64_t count_parameters(torch::nn::Module& m) {
+  int64_t n = 0;
+  for (const auto& p : m.parameters()) n += p.numel();
+  return n;
+}
+
+AdamWTrainer::AdamWTrainer(torch::nn::Module& model, const AdamWHyper& h, bool bf16_autocast)
+    : h_(h), bf16_(bf16_autocast), params_(model.parameters()) {
+  auto options = [&](double wd) {
+    return std::make_unique<torch::optim::AdamWOptions>(
+        torch::optim::AdamWOptions(h_.lr).betas({h_.beta1, h_.beta2}).eps(h_.eps).weight_decay(wd));
+  };
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(decay_params(model), options(h_.weight_decay));
+  groups.emplace_back(no_decay_params(model), options(0.0));
+  opt_ = std::make_unique<torch::optim::AdamW>(std::move(groups), torch::optim::AdamWOptions(h_.lr));
+}
+
+double AdamWTrainer::lr_at(int64_t step) const {
+  if (step < h_.warmup_steps) return h_.lr * double(step + 1) / double(h_.warmup_steps);
+  return h_.lr;
+}
+
+std::pair<torch::Tensor, double> AdamWTrainer::step(const LossFn& loss_fn, int64_t step) {
+  for (auto& p : params_) p.mutable_grad() = torch::Tensor();  // zero_grad(set_to_none=True)
+  torch::Tensor loss;
+  {
+    AutocastScope autocast(torch::kCUDA, torch::kBFloat16, bf16_);
+    loss = loss_fn();
+  }
+  loss.backward();
+  auto norm = clip_grad_norm(params_, h_.grad_clip);
+  const double lr = lr_at(step);
+  for (auto& g : opt_->param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
+  opt_->step();
+  const double lossf = loss.item<double>();
+  norm_ = norm.item<double>();
+  return {loss, lossf};
+}
+
+int64_t run_measured_steps(Session& s, const MeasuredSteps& m,
+                           const std::function<std::pair<torch::Tensor, double>(int64_t)>& step_fn) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point t0;
+  int64_t step = 0, timed_steps = 0;
+  double last_loss = 0;
+  if (m.warmup_steps <= 0) t0 = Clock::now();
+  while (true) {
+    s.begin();
+    auto [loss, lossf] = step_fn(step);
+    if (step == 0) m.canary.check_first(lossf);
+    last_loss = lossf;
+    ++step;
+    // MFU over the steps after the warm-up (each ends with the loss read, a sync).
+    if (step == m.warmup_steps) t0 = Clock::now();
+    if (step > m.warmup_steps) ++timed_steps;
+    if (!s.step(m.units_per_step, loss)) break;
+  }
+  m.canary.check_last(last_loss, step);
+  s.set_metric("steps", step);
+  s.set_metric("last_loss", last_loss);
+  const double secs = timed_steps > 0 ? std::chrono::duration<double>(Clock::now() - t0).count() : 0;
+  const double rate = secs > 0 ? double(timed_steps * m.units_per_step) / secs : 0;
+  s.set_metric("mfu", mfu_metric(s.device(), m.flops_per_unit, rate, m.mfu_formula));
+  s.set_metric("peak_memory", peak_memory_metric(s.device()));
+  return step;
+}
+
+}  // namespace milabench

@@ -1,0 +1,79 @@
+// The training machinery of the 2026 workloads (gpt2, vit; llama and dit to
+// come), one owner for what llm.c's train_gpt2.py and its followers share:
+//   - AdamWTrainer: one step = zero_grad(set_to_none), the caller's forward
+//     and loss under bf16 autocast on CUDA (the parameters stay float32:
+//     PyTorch AMP's master weights), backward, clip_grad_norm_(grad_clip),
+//     the step's learning rate (linear warm-up, then constant), AdamW with
+//     weight decay on 2-D parameters only, then the loss and the norm read on
+//     the host (the loop's `loss.item()` and printed norm).
+//   - run_measured_steps: the measured loop around it, with the loss canary,
+//     MFU over the steps after the warm-up, and peak memory in the result.
+#pragma once
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "workloads/loss_canary.hpp"
+
+namespace milabench {
+
+class Session;
+
+struct AdamWHyper {
+  double lr = 6e-4;
+  int64_t warmup_steps = 10;  // lr x (step+1) / warmup_steps before, lr after (train_gpt2.py get_lr)
+  double weight_decay = 0.1;  // on 2-D parameters (weights, embeddings); 0 on the rest
+  double grad_clip = 1.0;
+  double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
+};
+
+// llm.c's configure_optimizers split: parameters with dim >= 2 decay, the
+// rest (biases, norms' gains) do not. Both keep the module's order.
+std::vector<torch::Tensor> decay_params(torch::nn::Module& m);
+std::vector<torch::Tensor> no_decay_params(torch::nn::Module& m);
+
+class AdamWTrainer {
+ public:
+  // The loss of one batch, computed by the caller (called inside the
+  // autocast scope); returns a float scalar tensor.
+  using LossFn = std::function<torch::Tensor()>;
+  AdamWTrainer(torch::nn::Module& model, const AdamWHyper& h, bool bf16_autocast);
+  // The learning rate of step `step` (0-based).
+  double lr_at(int64_t step) const;
+  // One step; returns the loss tensor and its value read on the host.
+  std::pair<torch::Tensor, double> step(const LossFn& loss_fn, int64_t step);
+  double last_norm() const { return norm_; }
+  torch::optim::AdamW& optimizer() { return *opt_; }
+
+ private:
+  AdamWHyper h_;
+  bool bf16_;
+  std::vector<torch::Tensor> params_;
+  std::unique_ptr<torch::optim::AdamW> opt_;
+  double norm_ = 0;
+};
+
+// What run_measured_steps needs to know of a workload.
+struct MeasuredSteps {
+  int64_t units_per_step = 0;  // the count per step (B x T tokens, or B images)
+  double flops_per_unit = 0;   // model FLOPs per counted unit (the MFU numerator)
+  std::string mfu_formula;     // how flops_per_unit was derived (recorded)
+  int64_t warmup_steps = 10;   // MFU is timed over the steps after these
+  LossCanary canary;           // checked on step 0's and the last loss
+};
+
+// Runs `step_fn(step)` (returns the loss tensor and its host value) inside
+// the session's timed blocks until the session stops, checking the canary
+// (LossCanaryFailed: a FAIL of kind bad_result). Records the metrics
+// "steps", "last_loss", "mfu" and "peak_memory". Returns the step count.
+int64_t run_measured_steps(Session& s, const MeasuredSteps& m,
+                           const std::function<std::pair<torch::Tensor, double>(int64_t)>& step_fn);
+
+// Every parameter's element count (tied weights counted once).
+int64_t count_parameters(torch::nn::Module& m);
+
+}  // namespace milabench

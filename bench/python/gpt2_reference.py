@@ -13,13 +13,14 @@ one), run on the tiny config with a fixed seed under Debian's python3-torch
   /usr/bin/python3 bench/python/gpt2_reference.py [--out tests/fixtures/gpt2_tiny]
 """
 import argparse
-import json
 import math
 import os
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from llm_common import write_fixture
 
 CFG = dict(n_layer=2, n_embd=64, n_head=4, block_size=64, vocab_size=256, padded_vocab_size=256)
 B, STEPS = 4, 10
@@ -74,7 +75,7 @@ class GPT(nn.Module):
 
     def forward(self, idx):
         T = idx.shape[1]
-        x = self.wte(idx) + self.wpe(torch.arange(T))
+        x = self.wte(idx) + self.wpe(torch.arange(T, device=idx.device))
         for b in self.h:
             x = b(x)
         return F.linear(self.ln_f(x), self.wte.weight)
@@ -107,44 +108,18 @@ def main():
     tokens[0] = 255
     for i in range(1, n):
         tokens[i] = (3 * tokens[i - 1] + 1) % 255 if keep[i] else noise[i]
-    names = [n for n, _ in model.named_parameters()]
-    params = [p for _, p in model.named_parameters()]
-    table, off = [], 0
-    for name, p in zip(names, params):
-        table.append(dict(name=name, shape=list(p.shape), offset=off))
-        off += p.numel()
-    torch.cat([p.detach().reshape(-1) for p in params]).numpy().astype("<f4").tofile(os.path.join(out, "weights.f32"))
-    tokens.numpy().astype("<i4").tofile(os.path.join(out, "tokens.i32"))
 
-    x, y = batch(tokens, 0)
-    logits = model(x)
-    loss0 = model.loss(logits, y)
-    loss0.backward()
-    logits[0].detach().numpy().astype("<f4").tofile(os.path.join(out, "logits0.f32"))
-    torch.cat([p.grad.reshape(-1) for p in params]).numpy().astype("<f4").tofile(os.path.join(out, "grads.f32"))
+    def forward0():
+        x, y = batch(tokens, 0)
+        logits = model(x)
+        return model.loss(logits, y), {"tokens.i32": tokens.numpy().astype("<i4"),
+                                       "logits0.f32": logits[0].detach().numpy().astype("<f4")}
 
-    decay = [p for p in params if p.dim() >= 2]
-    no_decay = [p for p in params if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": HYPER["weight_decay"]},
-                             {"params": no_decay, "weight_decay": 0.0}],
-                            lr=HYPER["lr"], betas=HYPER["betas"], eps=HYPER["eps"])
-    losses = []
-    for step in range(STEPS):
-        opt.zero_grad(set_to_none=True)
-        x, y = batch(tokens, step)
-        loss = model.loss(model(x), y)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, HYPER["grad_clip"])
-        lr = HYPER["lr"] * (step + 1) / HYPER["warmup_steps"] if step < HYPER["warmup_steps"] else HYPER["lr"]
-        for grp in opt.param_groups:
-            grp["lr"] = lr
-        opt.step()
-        losses.append(loss.item())
-    index = dict(config=CFG, batch_size=B, steps=STEPS, hyper=HYPER, params=table, parameters=off,
-                 loss=loss0.item(), losses=losses, torch=torch.__version__)
-    with open(os.path.join(out, "index.json"), "w") as f:
-        json.dump(index, f, indent=1)
-    print(f"wrote {out}: {off} parameters, loss {loss0.item():.6f}, losses {losses[0]:.4f} .. {losses[-1]:.4f}")
+    def loss_at(k):
+        x, y = batch(tokens, k)
+        return model.loss(model(x), y)
+
+    write_fixture(out, model, forward0, loss_at, STEPS, HYPER, dict(config=CFG, batch_size=B))
 
 
 if __name__ == "__main__":

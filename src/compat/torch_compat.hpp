@@ -113,14 +113,16 @@ constexpr bool built_with_nccl() {
 #endif
 }
 
-// Causal scaled-dot-product attention of q, k, v ([B, heads, T, head size]),
-// no dropout, through libtorch's fused op; nullopt on a libtorch without it
-// (1.13), where the caller computes the masked softmax itself.
-inline std::optional<at::Tensor> causal_sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v) {
+// Scaled-dot-product attention of q, k, v ([B, heads, T, head size]), no
+// dropout, causal (position t sees positions <= t) or not, through
+// libtorch's fused op; nullopt on a libtorch without it (1.13), where the
+// caller computes the (masked) softmax itself.
+inline std::optional<at::Tensor> fused_sdpa(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v,
+                                            bool causal) {
 #if MILABENCH_TORCH_AT_LEAST(2, 0)
-  return at::scaled_dot_product_attention(q, k, v, {}, 0.0, /*is_causal=*/true);
+  return at::scaled_dot_product_attention(q, k, v, {}, 0.0, causal);
 #else
-  (void)q, (void)k, (void)v;
+  (void)q, (void)k, (void)v, (void)causal;
   return std::nullopt;
 #endif
 }

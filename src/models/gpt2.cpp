@@ -36,7 +36,7 @@ torch::Tensor Gpt2BlockImpl::attention(const torch::Tensor& x) {
   auto heads = [&](const torch::Tensor& t) { return t.view({B, T, n_head_, hs}).transpose(1, 2); };
   auto q = heads(qkv[0]), k = heads(qkv[1]), v = heads(qkv[2]);
   torch::Tensor y;
-  if (auto fused = compat::causal_sdpa(q, k, v)) {
+  if (auto fused = compat::fused_sdpa(q, k, v, /*causal=*/true)) {
     y = *fused;
   } else {
     if (!mask_.defined() || mask_.size(0) != T || mask_.device() != x.device())

@@ -226,35 +226,70 @@ void print_report(const ReportData& d, std::ostream& out) {
   print_window_flags(d, out);
 }
 
+namespace {
+
+using SeriesByTest = std::map<std::string, std::vector<RateSeries>>;
+
+// The report's input: a results folder (summarised here, with its rate
+// series) or a summary file. False after one "error:" line on `err`.
+bool load_report_input(const ReportOptions& opts, json& summary, SeriesByTest& series, bool& is_dir,
+                       std::ostream& err) {
+  std::error_code ec;
+  if (opts.input.empty() || !fs::exists(opts.input, ec)) {
+    err << "error: input " << opts.input << ": not found (pass a results directory or a summary JSON file)\n";
+    return false;
+  }
+  is_dir = fs::is_directory(opts.input, ec);
+  if (!is_dir) return load_object(opts.input, "summary", summary, err);
+  std::vector<std::string> warnings;
+  try {
+    summary = summarize_directory(opts.input, warnings);
+    std::vector<std::string> ignored;  // same files, already warned about
+    series = collect_rate_series(opts.input, ignored);
+  } catch (const std::exception& e) {
+    err << "error: " << e.what() << "\n";
+    return false;
+  }
+  for (const auto& w : warnings) err << w << "\n";
+  if (summary.empty())
+    err << "warning: " << opts.input << ": no counted result files (run milarun run with --job-id)\n";
+  return true;
+}
+
+// --csv, --markdown and --html. 0, or 1 after one "error:" line.
+int write_report_files(const ReportOptions& opts, const ReportData& d, const SeriesByTest* series, std::ostream& err) {
+  for (const auto& [path, text] :
+       {std::make_pair(opts.csv, table_csv(d)), std::make_pair(opts.markdown, table_markdown(d))}) {
+    if (path.empty()) continue;
+    try {
+      write_output_file(path, text);
+    } catch (const std::exception& e) {
+      err << "error: export " << e.what() << "\n";
+      return 1;
+    }
+  }
+  if (!opts.html.empty()) {
+    try {
+      write_output_file(opts.html, render_html(d, series));
+    } catch (const std::exception& e) {
+      err << "error: html " << e.what() << "\n";
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
 int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) {
   if (opts.price < 0 || !std::isfinite(opts.price) || (opts.price_given && !(opts.price > 0)) || opts.price > 1e12) {
     err << "error: --price must be a positive number of dollars, at most 1e12\n";
     return 2;
   }
-  std::error_code ec;
-  if (opts.input.empty() || !fs::exists(opts.input, ec)) {
-    err << "error: input " << opts.input << ": not found (pass a results directory or a summary JSON file)\n";
-    return 2;
-  }
   json summary;
-  std::map<std::string, std::vector<RateSeries>> series;
-  const bool is_dir = fs::is_directory(opts.input, ec);
-  if (is_dir) {
-    std::vector<std::string> warnings;
-    try {
-      summary = summarize_directory(opts.input, warnings);
-      std::vector<std::string> ignored;  // same files, already warned about
-      series = collect_rate_series(opts.input, ignored);
-    } catch (const std::exception& e) {
-      err << "error: " << e.what() << "\n";
-      return 2;
-    }
-    for (const auto& w : warnings) err << w << "\n";
-    if (summary.empty())
-      err << "warning: " << opts.input << ": no counted result files (run milarun run with --job-id)\n";
-  } else if (!load_object(opts.input, "summary", summary, err)) {
-    return 2;
-  }
+  SeriesByTest series;
+  bool is_dir = false;
+  if (!load_report_input(opts, summary, series, is_dir, err)) return 2;
   if ((opts.margin_given || !std::isnan(opts.margin_pct)) && !(opts.margin_pct >= 0 && opts.margin_pct < 100)) {
     err << "error: --margin must be a percentage in [0, 100) (e.g. --margin 3)\n";
     return 2;
@@ -288,25 +323,7 @@ int run_report(const ReportOptions& opts, std::ostream& out, std::ostream& err) 
     err << "warning: --compare " << (opts.compare_label.empty() ? opts.compare : opts.compare_label) << ": "
         << d.inventory_diffs.size()
         << " inventory difference(s), listed at the end of the report (compare like with like)\n";
-  for (const auto& [path, text] :
-       {std::make_pair(opts.csv, table_csv(d)), std::make_pair(opts.markdown, table_markdown(d))}) {
-    if (path.empty()) continue;
-    try {
-      write_output_file(path, text);
-    } catch (const std::exception& e) {
-      err << "error: export " << e.what() << "\n";
-      return 1;
-    }
-  }
-  if (!opts.html.empty()) {
-    try {
-      write_output_file(opts.html, render_html(d, is_dir ? &series : nullptr));
-    } catch (const std::exception& e) {
-      err << "error: html " << e.what() << "\n";
-      return 1;
-    }
-  }
-  return 0;
+  return write_report_files(opts, d, is_dir ? &series : nullptr, err);
 }
 
 int run_summary(const std::string& outdir, const std::string& out_file, std::ostream& out, std::ostream& err) {

@@ -21,7 +21,6 @@
 
 #include "data/dataset.hpp"
 #include "data/manifest.hpp"
-#include "workloads/loss_canary.hpp"
 #include "workloads/session.hpp"
 #include "workloads/token_loader.hpp"
 #include "workloads/transformer_training.hpp"
@@ -44,15 +43,7 @@ class Gpt2Workload : public Workload {
     app.add_option("--padded-vocab-size", cfg_.padded_vocab_size, "embedding rows (llm.c pads to 128)")
         ->capture_default_str();
     app.add_option("--init-std", cfg_.init_std, "initialisation std (llm.c 0.02)")->capture_default_str();
-    app.add_option("--lr", h_.lr, "AdamW learning rate after the warm-up")->capture_default_str();
-    app.add_option("--warmup-steps", h_.warmup_steps, "linear learning-rate warm-up steps")->capture_default_str();
-    app.add_option("--weight-decay", h_.weight_decay, "AdamW weight decay of 2-D parameters")->capture_default_str();
-    app.add_option("--grad-clip", h_.grad_clip, "global gradient-norm clip")->capture_default_str();
-    app.add_option("--canary-last-fraction", canary_fraction_,
-                   "loss canary: the last loss must be below this x ln(V) (0: off)")
-        ->capture_default_str();
-    app.add_option("--canary-min-steps", canary_.min_steps, "loss canary: steps before the last loss is checked")
-        ->capture_default_str();
+    t_.add_options(app);
   }
 
   void run(Session& s) override {
@@ -79,18 +70,16 @@ class Gpt2Workload : public Workload {
                             {"vocab_size", cfg_.vocab_size},
                             {"padded_vocab_size", cfg_.padded_vocab_size},
                             {"batch_size", batch_}});
-    canary_.expected_first = std::log(double(cfg_.vocab_size));
-    canary_.last_below = canary_fraction_ * canary_.expected_first;
 
-    AdamWTrainer trainer(*model, h_, cuda);
+    AdamWTrainer trainer(*model, t_.hyper, cuda);
     MeasuredSteps m;
     m.units_per_step = batch_ * cfg_.block_size;
     m.flops_per_unit = gpt2_flops_per_token(cfg_, count_parameters(*model));
     m.mfu_formula =
         "llm.c 6N + 6LCT per token (N = all parameters), tokens/s of the steps after the warm-up, over the dense "
         "bf16 peak";
-    m.warmup_steps = h_.warmup_steps;
-    m.canary = canary_;
+    m.warmup_steps = t_.hyper.warmup_steps;
+    m.canary = t_.canary(cfg_.vocab_size);
     run_measured_steps(s, m, [&](int64_t step) {
       auto [x, y] = loader.next();
       return trainer.step([&] { return model->loss(model->forward(x), y); }, step);
@@ -102,10 +91,9 @@ class Gpt2Workload : public Workload {
   std::string dataset_ = "llmc_gpt2";
   int64_t batch_ = 64;
   Gpt2Config cfg_ = Gpt2Config::d12();
-  AdamWHyper h_;
-  // Calibrated on the tiny config (docs/fidelity.md, gpt2): 0.75 x ln(V) after 200 steps.
-  double canary_fraction_ = 0.75;
-  LossCanary canary_{0, 0.1, 0, 200};
+  // llm.c's hyper-parameters; the canary's 0.75 x ln(V) after 200 steps is
+  // calibrated on the tiny config (docs/fidelity.md, gpt2).
+  TrainingFlags t_{AdamWHyper{}, 0.75, 200};
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "workloads/transformer_training.hpp"
 
+#include <CLI/CLI.hpp>
 #include <chrono>
+#include <cmath>
 
 #include "workloads/device_peaks.hpp"
 #include "workloads/mixed_precision.hpp"
@@ -19,6 +21,28 @@ std::vector<torch::Tensor> params_where(torch::nn::Module& m, bool two_d) {
 
 std::vector<torch::Tensor> decay_params(torch::nn::Module& m) { return params_where(m, true); }
 std::vector<torch::Tensor> no_decay_params(torch::nn::Module& m) { return params_where(m, false); }
+
+void TrainingFlags::add_options(CLI::App& app) {
+  app.add_option("--lr", hyper.lr, "AdamW learning rate after the warm-up")->capture_default_str();
+  app.add_option("--warmup-steps", hyper.warmup_steps, "linear learning-rate warm-up steps")->capture_default_str();
+  app.add_option("--weight-decay", hyper.weight_decay, "AdamW weight decay of parameters with dim >= 2")
+      ->capture_default_str();
+  app.add_option("--grad-clip", hyper.grad_clip, "global gradient-norm clip")->capture_default_str();
+  app.add_option("--canary-last-fraction", canary_fraction,
+                 "loss canary: the last loss must be below this x ln(classes) (0: off)")
+      ->capture_default_str();
+  app.add_option("--canary-min-steps", canary_min_steps, "loss canary: steps before the last loss is checked")
+      ->capture_default_str();
+}
+
+LossCanary TrainingFlags::canary(int64_t classes) const {
+  LossCanary c;
+  c.expected_first = std::log(double(classes));
+  c.first_tolerance = 0.1;
+  c.last_below = canary_fraction * c.expected_first;
+  c.min_steps = canary_min_steps;
+  return c;
+}
 
 int64_t count_parameters(torch::nn::Module& m) {
   int64_t n = 0;

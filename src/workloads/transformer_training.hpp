@@ -19,6 +19,10 @@
 
 #include "workloads/loss_canary.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace milabench {
 
 class Session;
@@ -29,6 +33,17 @@ struct AdamWHyper {
   double weight_decay = 0.1;  // on 2-D parameters (weights, embeddings); 0 on the rest
   double grad_clip = 1.0;
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
+};
+
+// The flags every 2026 workload takes beside its model's: the optimizer's
+// (--lr, --warmup-steps, --weight-decay, --grad-clip) and the loss canary's.
+struct TrainingFlags {
+  AdamWHyper hyper;
+  double canary_fraction = 0.75;   // the last loss must be below this x ln(classes); 0: not checked
+  int64_t canary_min_steps = 200;  // ... once the run made this many steps
+  void add_options(CLI::App& app);
+  // The canary of a model over `classes` outcomes: step 0 within 0.1 of ln(classes).
+  LossCanary canary(int64_t classes) const;
 };
 
 // llm.c's configure_optimizers split: parameters with dim >= 2 decay, the

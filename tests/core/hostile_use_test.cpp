@@ -42,6 +42,23 @@ JobsOptions two_test_suite(const std::string& dir, const std::string& profile_te
   return o;
 }
 
+// An executable script at dir/name with `text`; returns its path.
+std::string write_script(const std::string& dir, const std::string& name, const std::string& text) {
+  const std::string path = dir + "/" + name;
+  write_text(path, "#!/bin/sh\n" + text);
+  ::chmod(path.c_str(), 0755);
+  return path;
+}
+
+// A fake worker whose `body` runs with the run's arguments parsed into $o
+// (-o), $n (--experiment-name), $j (--job-id) and $k (--skip).
+std::string parsing_worker(const std::string& dir, const std::string& name, const std::string& body) {
+  return write_script(dir, name,
+                      "while [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; "
+                      "--skip) k=$2;; esac; shift; done\n" +
+                          body);
+}
+
 }  // namespace
 
 TEST(OutdirLock, ASecondSuiteOnTheSameFolderIsRefusedNamingTheFolderAndTheHolder) {
@@ -214,10 +231,8 @@ TEST(JobsOutput, AFolderRemovedMidSuiteIsMadeAgainAndALostResultFailsTheSuite) {
   // removes it after writing its result; c runs after both.
   JobsOptions o = two_test_suite(dir, R"({"a": {"experiment": "x", "prepare": ["rm -rf )" + dir + R"(/out"]},
       "b": {"experiment": "x", "arguments": {"--remove-out": true}}, "c": {"experiment": "x"}})");
-  write_text(dir + "/fake2.sh", "#!/bin/sh\n" + o.self_exe + " \"$@\"\ncase \" $* \" in *' --remove-out '*) rm -rf " +
-                                    dir + "/out;; esac\n");
-  ::chmod((dir + "/fake2.sh").c_str(), 0755);
-  o.self_exe = dir + "/fake2.sh";
+  o.self_exe = write_script(
+      dir, "fake2.sh", o.self_exe + " \"$@\"\ncase \" $* \" in *' --remove-out '*) rm -rf " + dir + "/out;; esac\n");
   std::ostringstream out, err;
   EXPECT_EQ(run_jobs(o, out, err), 1) << out.str() << err.str();
   EXPECT_NE(err.str().find("was removed during the suite; made it again"), std::string::npos) << err.str();
@@ -363,14 +378,10 @@ TEST(SkippedInputs, TheJobsLineSaysHowManyWereSkippedAndFailsARunPastTheShare) {
   JobsOptions o = two_test_suite(dir, R"({"few": {"experiment": "x", "arguments": {"--skip": 3}},
                                           "many": {"experiment": "x", "arguments": {"--skip": 300}}})");
   // A run that read 1000 images and skipped --skip of them.
-  write_text(dir + "/fake3.sh",
-             "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; "
-             "--skip) k=$2;; esac; shift; done\n"
-             "echo '{\"name\": \"'$n'\", \"success\": true, \"metrics\": {\"images_skipped\": '$k'}, \"timings\": "
-             "{\"train\": {\"count\": "
-             "1000}}}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
-  ::chmod((dir + "/fake3.sh").c_str(), 0755);
-  o.self_exe = dir + "/fake3.sh";
+  o.self_exe =
+      parsing_worker(dir, "fake3.sh",
+                     "echo '{\"name\": \"'$n'\", \"success\": true, \"metrics\": {\"images_skipped\": '$k'}, "
+                     "\"timings\": {\"train\": {\"count\": 1000}}}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
   std::ostringstream out, err;
   EXPECT_EQ(run_jobs(o, out, err), 1) << err.str();
   EXPECT_NE(out.str().find("mini.few J0.0 OK"), std::string::npos) << out.str();
@@ -385,13 +396,9 @@ TEST(JobsLine, ARunStoppedAfterItWroteItsResultIsOkAsTheSummaryCountsIt) {
   const std::string dir = scratch_dir("late_stop");
   JobsOptions o = two_test_suite(dir, R"({"late": {"experiment": "x"}})");
   // Writes a successful result, then dies as a run stopped by the suite's signal would.
-  write_text(dir + "/fake4.sh",
-             "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; "
-             "esac; shift; done\n"
-             "echo '{\"name\": \"'$n'\", \"job_id\": \"'$j'\", \"success\": true}' > "
-             "\"$o/$n.J$j.20260101-000000-000000.json\"\nkill -KILL $$\n");
-  ::chmod((dir + "/fake4.sh").c_str(), 0755);
-  o.self_exe = dir + "/fake4.sh";
+  o.self_exe = parsing_worker(dir, "fake4.sh",
+                              "echo '{\"name\": \"'$n'\", \"job_id\": \"'$j'\", \"success\": true}' > "
+                              "\"$o/$n.J$j.20260101-000000-000000.json\"\nkill -KILL $$\n");
   std::ostringstream out, err;
   EXPECT_EQ(run_jobs(o, out, err), 0) << out.str() << err.str();
   EXPECT_NE(out.str().find("mini.late J0.0 OK"), std::string::npos) << out.str();
@@ -412,11 +419,9 @@ TEST(JobsLine, ARunStoppedAfterItWroteItsResultIsOkAsTheSummaryCountsIt) {
 TEST(DiskFull, ARunThatCouldNotKeepItsResultStopsTheSuiteWithTheResumeHint) {
   const std::string dir = scratch_dir("parked");
   JobsOptions o = two_test_suite(dir, R"({"first": {"experiment": "x"}, "second": {"experiment": "x"}})");
-  write_text(dir + "/fake5.sh",
-             "#!/bin/sh\necho \"$@\" >> \"" + dir +
-                 "/calls\"\necho '{\"success\": true}'\necho 'milarun run: cannot write' >&2\nexit 3\n");
-  ::chmod((dir + "/fake5.sh").c_str(), 0755);
-  o.self_exe = dir + "/fake5.sh";
+  o.self_exe = write_script(dir, "fake5.sh",
+                            "echo \"$@\" >> \"" + dir +
+                                "/calls\"\necho '{\"success\": true}'\necho 'milarun run: cannot write' >&2\nexit 3\n");
   std::ostringstream out, err;
   EXPECT_EQ(run_jobs(o, out, err), 1) << out.str() << err.str();
   EXPECT_NE(out.str().find("mini.first J0.0 FAIL"), std::string::npos) << out.str();

@@ -41,6 +41,13 @@ struct RunOutcome {
   nlohmann::json extra;  // what the workload recorded (model, dataset, metrics)
 };
 
+// torch's intra-op threads set to 1 for a scope (the references ran with one).
+struct OneThread {
+  int saved = torch::get_num_threads();
+  OneThread() { torch::set_num_threads(1); }
+  ~OneThread() { torch::set_num_threads(saved); }
+};
+
 // Runs workload `name` (short name or experiment) with `args` on the CPU, one
 // intra-op thread (tests share a small CI machine), until `max_count`. A slice
 // closes on (nearly) every step so the loss is read and checked each time.
@@ -48,11 +55,7 @@ struct RunOutcome {
 inline RunOutcome run_workload(const std::string& name, std::vector<std::string> args, int64_t max_count,
                                const std::string& dataroot = "") {
   torch::manual_seed(0);
-  struct OneThread {
-    int saved = torch::get_num_threads();
-    OneThread() { torch::set_num_threads(1); }
-    ~OneThread() { torch::set_num_threads(saved); }
-  } one_thread;
+  OneThread one_thread;
   const WorkloadInfo* info = find_workload(name);
   if (!info) throw std::runtime_error("unknown workload " + name);
   auto w = info->make();

@@ -4,16 +4,10 @@
 fused qkv, tanh GELU, tied head, padded vocabulary with the loss over the real
 one), run on the tiny config with a fixed seed under Debian's python3-torch
 1.13 (CPU, float32). Writes tests/fixtures/gpt2_tiny/:
-  index.json   config, hyper-parameters, parameter table (name, shape, offset),
-               loss of batch 0, the losses of 10 AdamW steps
-  weights.f32  initial parameters, concatenated in table order (little-endian)
-  grads.f32    their gradients of batch 0's loss (before clipping)
-  logits0.f32  logits of batch 0's first sequence, [T, padded vocab]
-  tokens.i32   10*B*T+1 tokens; batch k = tokens[k*B*T : k*B*T + B*T + 1]
+  the files of bench/python/lm_fixture.py (logits0.f32 over the padded vocabulary)
   /usr/bin/python3 bench/python/gpt2_reference.py [--out tests/fixtures/gpt2_tiny]
 """
 import argparse
-import json
 import math
 import os
 
@@ -21,9 +15,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
+from lm_fixture import write_fixture
+
 CFG = dict(n_layer=2, n_embd=64, n_head=4, block_size=64, vocab_size=256, padded_vocab_size=256)
 B, STEPS = 4, 10
-HYPER = dict(lr=6e-4, warmup_steps=10, weight_decay=0.1, grad_clip=1.0, betas=(0.9, 0.95), eps=1e-8)
 
 
 class Block(nn.Module):
@@ -84,67 +79,14 @@ class GPT(nn.Module):
         return F.cross_entropy(logits[..., :V].reshape(-1, V), targets.reshape(-1))
 
 
-def batch(tokens, k):
-    n = B * CFG["block_size"]
-    buf = tokens[k * n: k * n + n + 1]
-    return buf[:-1].view(B, -1), buf[1:].view(B, -1)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "../../tests/fixtures/gpt2_tiny"))
     out = ap.parse_args().out
-    os.makedirs(out, exist_ok=True)
     torch.manual_seed(1234)
     torch.set_num_threads(1)
     model = GPT(CFG)
-    # A learnable stream: each token mostly followed by (3 t + 1) mod 255, EOT 255 now and then.
-    g = torch.Generator().manual_seed(7)
-    n = STEPS * B * CFG["block_size"] + 1
-    noise = torch.randint(0, 255, (n,), generator=g)
-    keep = torch.rand(n, generator=g) < 0.7
-    tokens = torch.empty(n, dtype=torch.long)
-    tokens[0] = 255
-    for i in range(1, n):
-        tokens[i] = (3 * tokens[i - 1] + 1) % 255 if keep[i] else noise[i]
-    names = [n for n, _ in model.named_parameters()]
-    params = [p for _, p in model.named_parameters()]
-    table, off = [], 0
-    for name, p in zip(names, params):
-        table.append(dict(name=name, shape=list(p.shape), offset=off))
-        off += p.numel()
-    torch.cat([p.detach().reshape(-1) for p in params]).numpy().astype("<f4").tofile(os.path.join(out, "weights.f32"))
-    tokens.numpy().astype("<i4").tofile(os.path.join(out, "tokens.i32"))
-
-    x, y = batch(tokens, 0)
-    logits = model(x)
-    loss0 = model.loss(logits, y)
-    loss0.backward()
-    logits[0].detach().numpy().astype("<f4").tofile(os.path.join(out, "logits0.f32"))
-    torch.cat([p.grad.reshape(-1) for p in params]).numpy().astype("<f4").tofile(os.path.join(out, "grads.f32"))
-
-    decay = [p for p in params if p.dim() >= 2]
-    no_decay = [p for p in params if p.dim() < 2]
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": HYPER["weight_decay"]},
-                             {"params": no_decay, "weight_decay": 0.0}],
-                            lr=HYPER["lr"], betas=HYPER["betas"], eps=HYPER["eps"])
-    losses = []
-    for step in range(STEPS):
-        opt.zero_grad(set_to_none=True)
-        x, y = batch(tokens, step)
-        loss = model.loss(model(x), y)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(params, HYPER["grad_clip"])
-        lr = HYPER["lr"] * (step + 1) / HYPER["warmup_steps"] if step < HYPER["warmup_steps"] else HYPER["lr"]
-        for grp in opt.param_groups:
-            grp["lr"] = lr
-        opt.step()
-        losses.append(loss.item())
-    index = dict(config=CFG, batch_size=B, steps=STEPS, hyper=HYPER, params=table, parameters=off,
-                 loss=loss0.item(), losses=losses, torch=torch.__version__)
-    with open(os.path.join(out, "index.json"), "w") as f:
-        json.dump(index, f, indent=1)
-    print(f"wrote {out}: {off} parameters, loss {loss0.item():.6f}, losses {losses[0]:.4f} .. {losses[-1]:.4f}")
+    write_fixture(out, model, CFG, B, STEPS)
 
 
 if __name__ == "__main__":

@@ -16,12 +16,8 @@
 
 #include <torch/torch.h>
 
-#include <cmath>
 #include <stdexcept>
 
-#include "data/dataset.hpp"
-#include "data/manifest.hpp"
-#include "workloads/loss_canary.hpp"
 #include "workloads/session.hpp"
 #include "workloads/token_loader.hpp"
 #include "workloads/transformer_training.hpp"
@@ -44,29 +40,14 @@ class Gpt2Workload : public Workload {
     app.add_option("--padded-vocab-size", cfg_.padded_vocab_size, "embedding rows (llm.c pads to 128)")
         ->capture_default_str();
     app.add_option("--init-std", cfg_.init_std, "initialisation std (llm.c 0.02)")->capture_default_str();
-    app.add_option("--lr", h_.lr, "AdamW learning rate after the warm-up")->capture_default_str();
-    app.add_option("--warmup-steps", h_.warmup_steps, "linear learning-rate warm-up steps")->capture_default_str();
-    app.add_option("--weight-decay", h_.weight_decay, "AdamW weight decay of 2-D parameters")->capture_default_str();
-    app.add_option("--grad-clip", h_.grad_clip, "global gradient-norm clip")->capture_default_str();
-    app.add_option("--canary-last-fraction", canary_fraction_,
-                   "loss canary: the last loss must be below this x ln(V) (0: off)")
-        ->capture_default_str();
-    app.add_option("--canary-min-steps", canary_.min_steps, "loss canary: steps before the last loss is checked")
-        ->capture_default_str();
+    add_training_options(app, t_);
   }
 
   void run(Session& s) override {
     if (std::string why = cfg_.problem(); !why.empty()) throw std::invalid_argument("gpt2: " + why);
     if (batch_ < 1) throw std::invalid_argument("gpt2: --batch-size must be >= 1");
-    const DatasetInfo* d = find_dataset(dataset_);
-    if (!d) throw std::invalid_argument("gpt2: --dataset " + dataset_ + " is not a dataset of this build");
+    TokenLoader loader = open_token_loader(s, "gpt2", dataset_, cfg_.vocab_size, batch_, cfg_.block_size);
     const bool cuda = s.device().is_cuda();
-    TokenLoader loader(s.dataroot() + "/" + d->source->dir, cfg_.vocab_size, batch_, cfg_.block_size, s.device(),
-                       dataset_command(d->name, s.dataroot()));
-    auto prov = dataset_provenance(s.dataroot(), d->name);
-    prov["train_shards"] = loader.shards();
-    s.set_dataset(prov);
-
     Gpt2 model(cfg_);
     model->to(s.device());
     s.set_model(*model);
@@ -79,18 +60,13 @@ class Gpt2Workload : public Workload {
                             {"vocab_size", cfg_.vocab_size},
                             {"padded_vocab_size", cfg_.padded_vocab_size},
                             {"batch_size", batch_}});
-    canary_.expected_first = std::log(double(cfg_.vocab_size));
-    canary_.last_below = canary_fraction_ * canary_.expected_first;
 
-    AdamWTrainer trainer(*model, h_, cuda);
-    MeasuredSteps m;
-    m.units_per_step = batch_ * cfg_.block_size;
+    AdamWTrainer trainer(*model, t_.h, cuda);
+    MeasuredSteps m = t_.measured(cfg_.vocab_size, batch_ * cfg_.block_size);
     m.flops_per_unit = gpt2_flops_per_token(cfg_, count_parameters(*model));
     m.mfu_formula =
         "llm.c 6N + 6LCT per token (N = all parameters), tokens/s of the steps after the warm-up, over the dense "
         "bf16 peak";
-    m.warmup_steps = h_.warmup_steps;
-    m.canary = canary_;
     run_measured_steps(s, m, [&](int64_t step) {
       auto [x, y] = loader.next();
       return trainer.step([&] { return model->loss(model->forward(x), y); }, step);
@@ -102,10 +78,8 @@ class Gpt2Workload : public Workload {
   std::string dataset_ = "llmc_gpt2";
   int64_t batch_ = 64;
   Gpt2Config cfg_ = Gpt2Config::d12();
-  AdamWHyper h_;
   // Calibrated on the tiny config (docs/fidelity.md, gpt2): 0.75 x ln(V) after 200 steps.
-  double canary_fraction_ = 0.75;
-  LossCanary canary_{0, 0.1, 0, 200};
+  TrainingOptions t_{AdamWHyper{}, 0.75, 200};
 };
 
 }  // namespace

@@ -8,9 +8,12 @@
 //     the host (the loop's `loss.item()` and printed norm).
 //   - run_measured_steps: the measured loop around it, with the loss canary,
 //     MFU over the steps after the warm-up, and peak memory in the result.
+//   - TrainingOptions and open_token_loader: the command-line options and
+//     the data setup the language-model workloads share.
 #pragma once
 #include <torch/torch.h>
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "workloads/loss_canary.hpp"
+#include "workloads/token_loader.hpp"
 
 namespace milabench {
 
@@ -72,6 +76,31 @@ struct MeasuredSteps {
 // "steps", "last_loss", "mfu" and "peak_memory". Returns the step count.
 int64_t run_measured_steps(Session& s, const MeasuredSteps& m,
                            const std::function<std::pair<torch::Tensor, double>(int64_t)>& step_fn);
+
+// The options the language-model workloads share: AdamW's and the loss
+// canary's (the last loss below canary_fraction x ln(V) after at least
+// canary_min_steps steps; a fraction of 0 turns that check off).
+struct TrainingOptions {
+  AdamWHyper h;
+  double canary_fraction = 0.75;
+  int64_t canary_min_steps = 200;
+  // A MeasuredSteps for `classes` real classes (V) and `units_per_step`
+  // counted units a step: warm-up and canary set from these options, the
+  // FLOPs and their formula left to the caller.
+  MeasuredSteps measured(int64_t classes, int64_t units_per_step) const;
+};
+// --lr, --warmup-steps, --weight-decay, --grad-clip, --canary-last-fraction,
+// --canary-min-steps, bound to `t` (which must outlive the parse).
+void add_training_options(CLI::App& app, TrainingOptions& t);
+
+// The train shards of token dataset `dataset` for a run of `workload`:
+// records the dataset's provenance (with "train_shards") in the session and
+// returns the reader of B = `batch` sequences of T = `seq` tokens, checked
+// against `vocab`. Throws std::invalid_argument ("WORKLOAD: --dataset ...")
+// for a name this build does not know; DataError (naming the command that
+// makes it) when the data is absent.
+TokenLoader open_token_loader(Session& s, const std::string& workload, const std::string& dataset, int64_t vocab,
+                              int64_t batch, int64_t seq);
 
 // Every parameter's element count (tied weights counted once).
 int64_t count_parameters(torch::nn::Module& m);

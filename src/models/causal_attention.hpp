@@ -1,0 +1,21 @@
+// The causal self-attention core of the 2026 transformers (gpt2, llama):
+// softmax(q k^T / sqrt(head size) + causal mask) v, no dropout. On libtorch
+// 2.x it runs through scaled_dot_product_attention(is_causal=true)
+// (compat::causal_sdpa); on 1.13 as the plain masked softmax (the math path).
+#pragma once
+#include <torch/torch.h>
+
+namespace milabench {
+
+// q, k, v: [B, heads, T, head size] (the same number of heads: a GQA caller
+// repeats its k/v heads first) -> [B, heads, T, head size]. `mask_cache` is
+// the caller's (one per module, not a parameter): on the math path it holds
+// the [T, T] boolean future mask, rebuilt when T or the device changes.
+torch::Tensor causal_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                               torch::Tensor& mask_cache);
+
+// "sdpa" when this libtorch has scaled_dot_product_attention, "math" on 1.13
+// (recorded in the result as the metric "attention").
+const char* causal_attention_kind();
+
+}  // namespace milabench

@@ -19,6 +19,7 @@ import torch.nn.functional as F
 
 import gpt2_reference as ref
 from llm_common import timed_steps
+from lm_fixture import HYPER
 
 D12 = dict(n_layer=12, n_embd=768, n_head=12, block_size=1024, vocab_size=50257, padded_vocab_size=50304)
 
@@ -61,7 +62,7 @@ def main():
         x, y = buf[:-1].view(B, T).to(dev, non_blocking=True), buf[1:].view(B, T).to(dev, non_blocking=True)
         return model.loss(model(x), y)
 
-    dt, loss = timed_steps(model, ref.HYPER, loss_at, a.warmup, a.steps, cuda)
+    dt, loss = timed_steps(model, HYPER, loss_at, a.warmup, a.steps, cuda)
     print(f"gpt2 eager: {a.steps * n / dt:.0f} tokens/s ({a.steps} steps, {a.device}, {a.threads} threads, "
           f"torch {torch.__version__}, loss {loss:.3f})")
 

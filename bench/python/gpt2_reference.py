@@ -4,12 +4,7 @@
 fused qkv, tanh GELU, tied head, padded vocabulary with the loss over the real
 one), run on the tiny config with a fixed seed under Debian's python3-torch
 1.13 (CPU, float32). Writes tests/fixtures/gpt2_tiny/:
-  index.json   config, hyper-parameters, parameter table (name, shape, offset),
-               loss of batch 0, the losses of 10 AdamW steps
-  weights.f32  initial parameters, concatenated in table order (little-endian)
-  grads.f32    their gradients of batch 0's loss (before clipping)
-  logits0.f32  logits of batch 0's first sequence, [T, padded vocab]
-  tokens.i32   10*B*T+1 tokens; batch k = tokens[k*B*T : k*B*T + B*T + 1]
+  the files of bench/python/lm_fixture.py (logits0.f32 over the padded vocabulary)
   /usr/bin/python3 bench/python/gpt2_reference.py [--out tests/fixtures/gpt2_tiny]
 """
 import argparse
@@ -20,11 +15,10 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from llm_common import write_fixture
+from lm_fixture import write_fixture
 
 CFG = dict(n_layer=2, n_embd=64, n_head=4, block_size=64, vocab_size=256, padded_vocab_size=256)
 B, STEPS = 4, 10
-HYPER = dict(lr=6e-4, warmup_steps=10, weight_decay=0.1, grad_clip=1.0, betas=(0.9, 0.95), eps=1e-8)
 
 
 class Block(nn.Module):
@@ -85,41 +79,14 @@ class GPT(nn.Module):
         return F.cross_entropy(logits[..., :V].reshape(-1, V), targets.reshape(-1))
 
 
-def batch(tokens, k):
-    n = B * CFG["block_size"]
-    buf = tokens[k * n: k * n + n + 1]
-    return buf[:-1].view(B, -1), buf[1:].view(B, -1)
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "../../tests/fixtures/gpt2_tiny"))
     out = ap.parse_args().out
-    os.makedirs(out, exist_ok=True)
     torch.manual_seed(1234)
     torch.set_num_threads(1)
     model = GPT(CFG)
-    # A learnable stream: each token mostly followed by (3 t + 1) mod 255, EOT 255 now and then.
-    g = torch.Generator().manual_seed(7)
-    n = STEPS * B * CFG["block_size"] + 1
-    noise = torch.randint(0, 255, (n,), generator=g)
-    keep = torch.rand(n, generator=g) < 0.7
-    tokens = torch.empty(n, dtype=torch.long)
-    tokens[0] = 255
-    for i in range(1, n):
-        tokens[i] = (3 * tokens[i - 1] + 1) % 255 if keep[i] else noise[i]
-
-    def forward0():
-        x, y = batch(tokens, 0)
-        logits = model(x)
-        return model.loss(logits, y), {"tokens.i32": tokens.numpy().astype("<i4"),
-                                       "logits0.f32": logits[0].detach().numpy().astype("<f4")}
-
-    def loss_at(k):
-        x, y = batch(tokens, k)
-        return model.loss(model(x), y)
-
-    write_fixture(out, model, forward0, loss_at, STEPS, HYPER, dict(config=CFG, batch_size=B))
+    write_fixture(out, model, CFG, B, STEPS)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,8 @@ const std::vector<Hooks>& hooks() {
       {"ml20m", ml20m_present, generate_ml20m},
       {"llmc_gpt2", [](const std::string& root) { return token_dataset_present(root, "llmc_gpt2"); },
        [](const std::string& root, const DatasetOptions& o) { generate_token_dataset(root, "llmc_gpt2", o); }},
+      {"llmc_llama3", [](const std::string& root) { return token_dataset_present(root, "llmc_llama3"); },
+       [](const std::string& root, const DatasetOptions& o) { generate_token_dataset(root, "llmc_llama3", o); }},
       {"llmc_tiny256", [](const std::string& root) { return token_dataset_present(root, "llmc_tiny256"); },
        [](const std::string& root, const DatasetOptions& o) { generate_token_dataset(root, "llmc_tiny256", o); }},
   };

@@ -164,6 +164,8 @@ const TokenDataset& token_dataset(const std::string& name) {
   static const TokenDataset table[] = {
       // 3 x 100 M tokens (600 MB): five minutes at 1 M tokens/s before the first wrap.
       {"llmc_gpt2", 50257, {50257, 1 << 20, 3, 100'000'000, 20240520, ShardFormat::Gpt2, "fineweb"}},
+      // Llama 3's variant (uint32 tokens, vocabulary 128256), as many tokens as llmc_gpt2 (1.2 GB).
+      {"llmc_llama3", 128256, {128256, 1 << 20, 3, 100'000'000, 20240801, ShardFormat::Llama3, "fineweb"}},
       // 4 M tokens: a tiny config at 50 k tokens/s runs 80 s before it wraps.
       {"llmc_tiny256", 256, {256, 1 << 16, 1, 4'000'000, 256, ShardFormat::Gpt2, "tiny"}},
   };

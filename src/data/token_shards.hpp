@@ -58,8 +58,9 @@ inline constexpr int kMarkovSuccessors = 4;
 void generate_token_shards(const std::string& dir, const TokenGenOptions& opts);
 
 // The datasets of the table: "llmc_gpt2" (GPT-2 vocabulary, 50257, under
-// DATAROOT/llmc_gpt2) and "llmc_tiny256" (vocabulary 256, the tiny configs,
-// under DATAROOT/llmc_tiny256).
+// DATAROOT/llmc_gpt2), "llmc_llama3" (Llama 3's vocabulary, 128256, uint32
+// shards, under DATAROOT/llmc_llama3) and "llmc_tiny256" (vocabulary 256,
+// the tiny configs, under DATAROOT/llmc_tiny256).
 struct TokenDataset {
   const char* name;
   int64_t vocab;

@@ -108,6 +108,14 @@ const std::vector<DatasetSource>& dataset_sources() {
        {},
        "generated offline (a sparse Markov chain over GPT-2's vocabulary); real llm.c shards of the same format "
        "(e.g. dev/data/fineweb.py's fineweb10B) put in this folder are read unchanged"},
+      {"llmc_llama3",
+       {},
+       "llmc_llama3",
+       "llmc_llama3/*_{val,train}_NNNNNN.bin (llm.c token shards, Llama 3 variant: uint32, vocabulary 128256)",
+       1149 * MiB,
+       {},
+       "generated offline (a sparse Markov chain over Llama 3's vocabulary); real llm.c Llama 3 shards "
+       "(magic 20240801, version 7, e.g. dev/data/fineweb.py -m llama-3) put in this folder are read unchanged"},
       {"llmc_tiny256",
        {},
        "llmc_tiny256",

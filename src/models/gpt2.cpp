@@ -1,9 +1,8 @@
 #include "models/gpt2.hpp"
 
 #include <cmath>
-#include <limits>
 
-#include "compat/torch_compat.hpp"
+#include "models/attention.hpp"
 
 namespace milabench {
 
@@ -35,16 +34,7 @@ torch::Tensor Gpt2BlockImpl::attention(const torch::Tensor& x) {
   auto qkv = c_attn(x).split(n_embd_, 2);
   auto heads = [&](const torch::Tensor& t) { return t.view({B, T, n_head_, hs}).transpose(1, 2); };
   auto q = heads(qkv[0]), k = heads(qkv[1]), v = heads(qkv[2]);
-  torch::Tensor y;
-  if (auto fused = compat::fused_sdpa(q, k, v, /*causal=*/true)) {
-    y = *fused;
-  } else {
-    if (!mask_.defined() || mask_.size(0) != T || mask_.device() != x.device())
-      mask_ = torch::ones({T, T}, torch::TensorOptions().dtype(torch::kBool).device(x.device())).triu(1);
-    auto att = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(hs)));
-    att = att.masked_fill(mask_, -std::numeric_limits<float>::infinity()).softmax(-1);
-    y = torch::matmul(att, v);
-  }
+  auto y = dot_product_attention(q, k, v, /*causal=*/true, mask_);
   return attn_proj(y.transpose(1, 2).contiguous().view({B, T, n_embd_}));
 }
 
@@ -93,14 +83,6 @@ torch::Tensor Gpt2Impl::forward(const torch::Tensor& idx) {
 torch::Tensor Gpt2Impl::loss(const torch::Tensor& logits, const torch::Tensor& targets) const {
   auto real = logits.slice(-1, 0, c_.vocab_size);
   return torch::nn::functional::cross_entropy(real.reshape({-1, c_.vocab_size}), targets.reshape({-1}));
-}
-
-const char* gpt2_attention_kind() {
-#if MILABENCH_TORCH_AT_LEAST(2, 0)
-  return "sdpa";
-#else
-  return "math";
-#endif
 }
 
 double gpt2_flops_per_token(const Gpt2Config& c, int64_t parameters) {

@@ -66,10 +66,6 @@ class Gpt2Impl : public torch::nn::Module {
 };
 TORCH_MODULE(Gpt2);
 
-// "sdpa" when this libtorch has scaled_dot_product_attention (2.x: the
-// attention runs through it), "math" on 1.13 (masked softmax).
-const char* gpt2_attention_kind();
-
 // Model FLOPs per trained token, llm.c's estimate (train_gpt2.cu
 // gpt2_estimate_mfu, after the PaLM paper's appendix B): 6 N for the
 // forward and backward matmuls with the weights, plus 6 L C T for attention

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "compat/torch_compat.hpp"
+#include "models/attention.hpp"
 
 namespace milabench {
 
@@ -34,13 +34,8 @@ torch::Tensor VitBlockImpl::attention(const torch::Tensor& x) {
   auto parts = qkv(x).split(dim_, 2);
   auto split_heads = [&](const torch::Tensor& t) { return t.view({B, S, heads_, hs}).transpose(1, 2); };
   auto q = split_heads(parts[0]), k = split_heads(parts[1]), v = split_heads(parts[2]);
-  torch::Tensor y;
-  if (auto fused = compat::fused_sdpa(q, k, v, /*causal=*/false)) {
-    y = *fused;
-  } else {
-    auto att = (torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(hs)))).softmax(-1);
-    y = torch::matmul(att, v);
-  }
+  torch::Tensor no_mask;
+  auto y = dot_product_attention(q, k, v, /*causal=*/false, no_mask);
   return proj(y.transpose(1, 2).contiguous().view({B, S, dim_}));
 }
 
@@ -105,14 +100,6 @@ torch::Tensor VitImpl::forward(const torch::Tensor& images) {
   x = torch::cat({cls_token.expand({x.size(0), 1, c_.dim}), x}, 1) + pos_embed;
   for (const auto& m : *blocks) x = m->as<VitBlockImpl>()->forward(x);
   return head(ln(x).select(1, 0));
-}
-
-const char* vit_attention_kind() {
-#if MILABENCH_TORCH_AT_LEAST(2, 0)
-  return "sdpa";
-#else
-  return "math";
-#endif
 }
 
 double vit_flops_per_image(VitImpl& model) {

@@ -66,9 +66,6 @@ class VitImpl : public torch::nn::Module {
 };
 TORCH_MODULE(Vit);
 
-// "sdpa" when this libtorch has scaled_dot_product_attention (2.x), "math" on 1.13.
-const char* vit_attention_kind();
-
 // Model FLOPs per trained image (forward + backward = 3 x forward, 2 FLOPs a
 // multiply-add): 6 x the patch embedding's parameters x the S - 1 patches,
 // 6 x the blocks' parameters x the S tokens, 6 x the head's (the class token

@@ -16,11 +16,9 @@
 
 #include <torch/torch.h>
 
-#include <cmath>
 #include <stdexcept>
 
-#include "data/dataset.hpp"
-#include "data/manifest.hpp"
+#include "models/attention.hpp"
 #include "workloads/session.hpp"
 #include "workloads/token_loader.hpp"
 #include "workloads/transformer_training.hpp"
@@ -43,26 +41,19 @@ class Gpt2Workload : public Workload {
     app.add_option("--padded-vocab-size", cfg_.padded_vocab_size, "embedding rows (llm.c pads to 128)")
         ->capture_default_str();
     app.add_option("--init-std", cfg_.init_std, "initialisation std (llm.c 0.02)")->capture_default_str();
-    t_.add_options(app);
+    add_training_options(app, t_);
   }
 
   void run(Session& s) override {
     if (std::string why = cfg_.problem(); !why.empty()) throw std::invalid_argument("gpt2: " + why);
     if (batch_ < 1) throw std::invalid_argument("gpt2: --batch-size must be >= 1");
-    const DatasetInfo* d = find_dataset(dataset_);
-    if (!d) throw std::invalid_argument("gpt2: --dataset " + dataset_ + " is not a dataset of this build");
+    TokenLoader loader = open_token_loader(s, "gpt2", dataset_, cfg_.vocab_size, batch_, cfg_.block_size);
     const bool cuda = s.device().is_cuda();
-    TokenLoader loader(s.dataroot() + "/" + d->source->dir, cfg_.vocab_size, batch_, cfg_.block_size, s.device(),
-                       dataset_command(d->name, s.dataroot()));
-    auto prov = dataset_provenance(s.dataroot(), d->name);
-    prov["train_shards"] = loader.shards();
-    s.set_dataset(prov);
-
     Gpt2 model(cfg_);
     model->to(s.device());
     s.set_model(*model);
     s.set_metric("precision", cuda ? "bfloat16 autocast, float32 master weights" : "float32");
-    s.set_metric("attention", gpt2_attention_kind());
+    s.set_metric("attention", attention_kind());
     s.set_metric("config", {{"n_layer", cfg_.n_layer},
                             {"n_embd", cfg_.n_embd},
                             {"n_head", cfg_.n_head},
@@ -71,29 +62,21 @@ class Gpt2Workload : public Workload {
                             {"padded_vocab_size", cfg_.padded_vocab_size},
                             {"batch_size", batch_}});
 
-    AdamWTrainer trainer(*model, t_.hyper, cuda);
-    MeasuredSteps m;
-    m.units_per_step = batch_ * cfg_.block_size;
+    AdamWTrainer trainer(*model, t_.h, cuda);
+    MeasuredSteps m = t_.measured(cfg_.vocab_size, batch_ * cfg_.block_size);
     m.flops_per_unit = gpt2_flops_per_token(cfg_, count_parameters(*model));
     m.mfu_formula =
         "llm.c 6N + 6LCT per token (N = all parameters), tokens/s of the steps after the warm-up, over the dense "
         "bf16 peak";
-    m.warmup_steps = t_.hyper.warmup_steps;
-    m.canary = t_.canary(cfg_.vocab_size);
-    run_measured_steps(s, m, [&](int64_t step) {
-      auto [x, y] = loader.next();
-      return trainer.step([&] { return model->loss(model->forward(x), y); }, step);
-    });
-    s.set_metric("data_wraps", loader.wraps());
+    train_language_model(s, model, loader, trainer, m);
   }
 
  private:
   std::string dataset_ = "llmc_gpt2";
   int64_t batch_ = 64;
   Gpt2Config cfg_ = Gpt2Config::d12();
-  // llm.c's hyper-parameters; the canary's 0.75 x ln(V) after 200 steps is
-  // calibrated on the tiny config (docs/fidelity.md, gpt2).
-  TrainingFlags t_{AdamWHyper{}, 0.75, 200};
+  // Calibrated on the tiny config (docs/fidelity.md, gpt2): 0.75 x ln(V) after 200 steps.
+  TrainingOptions t_{AdamWHyper{}, 0.75, 200};
 };
 
 }  // namespace

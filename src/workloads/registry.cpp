@@ -22,6 +22,7 @@ std::unique_ptr<Workload> make_reso();
 std::unique_ptr<Workload> make_fast_style();
 std::unique_ptr<Workload> make_scaling();
 std::unique_ptr<Workload> make_gpt2();
+std::unique_ptr<Workload> make_llama();
 std::unique_ptr<Workload> make_vit();
 
 const std::vector<WorkloadInfo>& workload_registry() {
@@ -51,6 +52,7 @@ const std::vector<WorkloadInfo>& workload_registry() {
        make_scaling},
       // The 2026 profile (profiles/2026.json): B x T tokens per step.
       {"gpt2", {"milarun.models.gpt2:main"}, "tokens", 60000000, make_gpt2},
+      {"llama", {"milarun.models.llama:main"}, "tokens", 10000000, make_llama},
       // B images per step, generated on the device.
       {"vit", {"milarun.models.vit:main"}, "images", 200000, make_vit},
   };

@@ -1,9 +1,11 @@
 #include "workloads/transformer_training.hpp"
 
-#include <CLI/CLI.hpp>
 #include <chrono>
 #include <cmath>
+#include <stdexcept>
 
+#include "data/dataset.hpp"
+#include "data/manifest.hpp"
 #include "workloads/device_peaks.hpp"
 #include "workloads/mixed_precision.hpp"
 #include "workloads/session.hpp"
@@ -21,28 +23,6 @@ std::vector<torch::Tensor> params_where(torch::nn::Module& m, bool two_d) {
 
 std::vector<torch::Tensor> decay_params(torch::nn::Module& m) { return params_where(m, true); }
 std::vector<torch::Tensor> no_decay_params(torch::nn::Module& m) { return params_where(m, false); }
-
-void TrainingFlags::add_options(CLI::App& app) {
-  app.add_option("--lr", hyper.lr, "AdamW learning rate after the warm-up")->capture_default_str();
-  app.add_option("--warmup-steps", hyper.warmup_steps, "linear learning-rate warm-up steps")->capture_default_str();
-  app.add_option("--weight-decay", hyper.weight_decay, "AdamW weight decay of parameters with dim >= 2")
-      ->capture_default_str();
-  app.add_option("--grad-clip", hyper.grad_clip, "global gradient-norm clip")->capture_default_str();
-  app.add_option("--canary-last-fraction", canary_fraction,
-                 "loss canary: the last loss must be below this x ln(classes) (0: off)")
-      ->capture_default_str();
-  app.add_option("--canary-min-steps", canary_min_steps, "loss canary: steps before the last loss is checked")
-      ->capture_default_str();
-}
-
-LossCanary TrainingFlags::canary(int64_t classes) const {
-  LossCanary c;
-  c.expected_first = std::log(double(classes));
-  c.first_tolerance = 0.1;
-  c.last_below = canary_fraction * c.expected_first;
-  c.min_steps = canary_min_steps;
-  return c;
-}
 
 int64_t count_parameters(torch::nn::Module& m) {
   int64_t n = 0;
@@ -110,6 +90,40 @@ int64_t run_measured_steps(Session& s, const MeasuredSteps& m,
   s.set_metric("mfu", mfu_metric(s.device(), m.flops_per_unit, rate, m.mfu_formula));
   s.set_metric("peak_memory", peak_memory_metric(s.device()));
   return step;
+}
+
+MeasuredSteps TrainingOptions::measured(int64_t classes, int64_t units_per_step) const {
+  MeasuredSteps m;
+  m.units_per_step = units_per_step;
+  m.warmup_steps = h.warmup_steps;
+  m.canary.expected_first = std::log(double(classes));
+  m.canary.last_below = canary_fraction * m.canary.expected_first;
+  m.canary.min_steps = canary_min_steps;
+  return m;
+}
+
+void add_training_options(CLI::App& app, TrainingOptions& t) {
+  app.add_option("--lr", t.h.lr, "AdamW learning rate after the warm-up")->capture_default_str();
+  app.add_option("--warmup-steps", t.h.warmup_steps, "linear learning-rate warm-up steps")->capture_default_str();
+  app.add_option("--weight-decay", t.h.weight_decay, "AdamW weight decay of 2-D parameters")->capture_default_str();
+  app.add_option("--grad-clip", t.h.grad_clip, "global gradient-norm clip")->capture_default_str();
+  app.add_option("--canary-last-fraction", t.canary_fraction,
+                 "loss canary: the last loss must be below this x ln(V) (0: off)")
+      ->capture_default_str();
+  app.add_option("--canary-min-steps", t.canary_min_steps, "loss canary: steps before the last loss is checked")
+      ->capture_default_str();
+}
+
+TokenLoader open_token_loader(Session& s, const std::string& workload, const std::string& dataset, int64_t vocab,
+                              int64_t batch, int64_t seq) {
+  const DatasetInfo* d = find_dataset(dataset);
+  if (!d) throw std::invalid_argument(workload + ": --dataset " + dataset + " is not a dataset of this build");
+  TokenLoader loader(s.dataroot() + "/" + d->source->dir, vocab, batch, seq, s.device(),
+                     dataset_command(d->name, s.dataroot()));
+  auto prov = dataset_provenance(s.dataroot(), d->name);
+  prov["train_shards"] = loader.shards();
+  s.set_dataset(prov);
+  return loader;
 }
 
 }  // namespace milabench

@@ -8,9 +8,12 @@
 //     the host (the loop's `loss.item()` and printed norm).
 //   - run_measured_steps: the measured loop around it, with the loss canary,
 //     MFU over the steps after the warm-up, and peak memory in the result.
+//   - TrainingOptions and open_token_loader: the command-line options and
+//     the data setup the language-model workloads share.
 #pragma once
 #include <torch/torch.h>
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,10 +21,8 @@
 #include <vector>
 
 #include "workloads/loss_canary.hpp"
-
-namespace CLI {
-class App;
-}
+#include "workloads/session.hpp"
+#include "workloads/token_loader.hpp"
 
 namespace milabench {
 
@@ -33,17 +34,6 @@ struct AdamWHyper {
   double weight_decay = 0.1;  // on 2-D parameters (weights, embeddings); 0 on the rest
   double grad_clip = 1.0;
   double beta1 = 0.9, beta2 = 0.95, eps = 1e-8;
-};
-
-// The flags every 2026 workload takes beside its model's: the optimizer's
-// (--lr, --warmup-steps, --weight-decay, --grad-clip) and the loss canary's.
-struct TrainingFlags {
-  AdamWHyper hyper;
-  double canary_fraction = 0.75;   // the last loss must be below this x ln(classes); 0: not checked
-  int64_t canary_min_steps = 200;  // ... once the run made this many steps
-  void add_options(CLI::App& app);
-  // The canary of a model over `classes` outcomes: step 0 within 0.1 of ln(classes).
-  LossCanary canary(int64_t classes) const;
 };
 
 // llm.c's configure_optimizers split: parameters with dim >= 2 decay, the
@@ -87,6 +77,44 @@ struct MeasuredSteps {
 // "steps", "last_loss", "mfu" and "peak_memory". Returns the step count.
 int64_t run_measured_steps(Session& s, const MeasuredSteps& m,
                            const std::function<std::pair<torch::Tensor, double>(int64_t)>& step_fn);
+
+// The options the language-model workloads share: AdamW's and the loss
+// canary's (the last loss below canary_fraction x ln(V) after at least
+// canary_min_steps steps; a fraction of 0 turns that check off).
+struct TrainingOptions {
+  AdamWHyper h;
+  double canary_fraction = 0.75;
+  int64_t canary_min_steps = 200;
+  // A MeasuredSteps for `classes` real classes (V) and `units_per_step`
+  // counted units a step: warm-up and canary set from these options, the
+  // FLOPs and their formula left to the caller.
+  MeasuredSteps measured(int64_t classes, int64_t units_per_step) const;
+};
+// --lr, --warmup-steps, --weight-decay, --grad-clip, --canary-last-fraction,
+// --canary-min-steps, bound to `t` (which must outlive the parse).
+void add_training_options(CLI::App& app, TrainingOptions& t);
+
+// The train shards of token dataset `dataset` for a run of `workload`:
+// records the dataset's provenance (with "train_shards") in the session and
+// returns the reader of B = `batch` sequences of T = `seq` tokens, checked
+// against `vocab`. Throws std::invalid_argument ("WORKLOAD: --dataset ...")
+// for a name this build does not know; DataError (naming the command that
+// makes it) when the data is absent.
+TokenLoader open_token_loader(Session& s, const std::string& workload, const std::string& dataset, int64_t vocab,
+                              int64_t batch, int64_t seq);
+
+// The language models' measured loop (gpt2, llama): each step trains `model`
+// (a holder with forward(idx) -> logits and loss(logits, targets)) on the
+// next B x T + 1 tokens of `loader`; records "data_wraps" after.
+template <class Model>
+void train_language_model(Session& s, Model& model, TokenLoader& loader, AdamWTrainer& trainer,
+                          const MeasuredSteps& m) {
+  run_measured_steps(s, m, [&](int64_t step) {
+    auto [x, y] = loader.next();
+    return trainer.step([&] { return model->loss(model->forward(x), y); }, step);
+  });
+  s.set_metric("data_wraps", loader.wraps());
+}
 
 // Every parameter's element count (tied weights counted once).
 int64_t count_parameters(torch::nn::Module& m);

@@ -19,6 +19,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "models/attention.hpp"
 #include "workloads/session.hpp"
 #include "workloads/transformer_training.hpp"
 #include "workloads/workload.hpp"
@@ -57,7 +58,7 @@ class VitWorkload : public Workload {
     app.add_option("--classes", cfg_.classes, "classes of the head")->capture_default_str();
     app.add_option("--pool-batches", pool_batches_, "batches of generated images, taken in turn")
         ->capture_default_str();
-    t_.add_options(app);
+    add_training_options(app, t_);
   }
 
   void run(Session& s) override {
@@ -76,7 +77,7 @@ class VitWorkload : public Workload {
     model->to(s.device());
     s.set_model(*model);
     s.set_metric("precision", cuda ? "bfloat16 autocast, float32 master weights" : "float32");
-    s.set_metric("attention", vit_attention_kind());
+    s.set_metric("attention", attention_kind());
     s.set_metric("config", {{"image_size", cfg_.image_size},
                             {"patch_size", cfg_.patch_size},
                             {"dim", cfg_.dim},
@@ -86,15 +87,12 @@ class VitWorkload : public Workload {
                             {"classes", cfg_.classes},
                             {"batch_size", batch_}});
 
-    AdamWTrainer trainer(*model, t_.hyper, cuda);
-    MeasuredSteps m;
-    m.units_per_step = batch_;
+    AdamWTrainer trainer(*model, t_.h, cuda);
+    MeasuredSteps m = t_.measured(cfg_.classes, batch_);
     m.flops_per_unit = vit_flops_per_image(*model);
     m.mfu_formula =
         "6 x patch-embedding parameters x patches + 6 x block parameters x tokens + 6 x head parameters + "
         "12 L S^2 D per image, images/s of the steps after the warm-up, over the dense bf16 peak";
-    m.warmup_steps = t_.hyper.warmup_steps;
-    m.canary = t_.canary(cfg_.classes);
     run_measured_steps(s, m, [&](int64_t step) {
       const int64_t at = (step % pool_batches_) * batch_;
       auto x = images.slice(0, at, at + batch_), y = labels.slice(0, at, at + batch_);
@@ -108,7 +106,7 @@ class VitWorkload : public Workload {
   // lr: DeiT's AdamW rule, 5e-4 x B / 512, at B 256; wd, betas, clip and
   // warm-up: the 2026 profile's common rules. The canary's 0.5 x ln(classes)
   // after 200 steps is calibrated on the tiny config (docs/fidelity.md, vit).
-  TrainingFlags t_{AdamWHyper{2.5e-4, 10, 0.1, 1.0, 0.9, 0.95, 1e-8}, 0.5, 200};
+  TrainingOptions t_{AdamWHyper{2.5e-4, 10, 0.1, 1.0, 0.9, 0.95, 1e-8}, 0.5, 200};
 };
 
 }  // namespace

@@ -58,6 +58,7 @@ TEST(ProfilesAndRegistry, TheStandardOr2026ProfileRunsEveryRegisteredWorkload) {
   for (const auto& t : load_profile(MILABENCH_SOURCE_DIR "/profiles/2026.json").tests)
     if (const WorkloadInfo* info = find_workload(t.experiment)) y2026_used.insert(info->name);
   EXPECT_TRUE(y2026_used.count("gpt2"));
+  EXPECT_TRUE(y2026_used.count("llama"));
   for (const auto& info : workload_registry()) {
     EXPECT_TRUE(standard_used.count(info.name) || y2026_used.count(info.name))
         << info.name << " is registered but neither profiles/standard.json nor profiles/2026.json runs it";

@@ -8,59 +8,29 @@
 
 #include "models/gpt2.hpp"
 #include "parity_fixture.hpp"
-#include "test_support.hpp"
-#include "workloads/transformer_training.hpp"
 
 using namespace milabench;
-using milabench::test::OneThread;
+using milabench::test::LmFixture;
 
 namespace {
 
-struct Fixture : milabench::test::ParityFiles {
-  std::vector<float> logits0 = raw<float>("logits0.f32");
-  std::vector<int32_t> tokens = raw<int32_t>("tokens.i32");
-  Fixture() : ParityFiles("gpt2_tiny", "bench/python/gpt2_reference.py") {}
-
-  Gpt2Config config() const {
-    const auto& c = index["config"];
-    Gpt2Config g;
-    g.n_layer = c["n_layer"], g.n_embd = c["n_embd"], g.n_head = c["n_head"];
-    g.block_size = c["block_size"], g.vocab_size = c["vocab_size"], g.padded_vocab_size = c["padded_vocab_size"];
-    return g;
-  }
-  Gpt2 model() const {
-    Gpt2 m(config());
-    load_weights(*m);
-    return m;
-  }
-  std::pair<torch::Tensor, torch::Tensor> batch(int64_t k) const {
-    const int64_t B = index["batch_size"], T = index["config"]["block_size"], n = B * T;
-    auto buf = torch::from_blob(const_cast<int32_t*>(tokens.data()) + k * n, {n + 1}, torch::kInt).to(torch::kLong);
-    return {buf.slice(0, 0, n).view({B, T}), buf.slice(0, 1, n + 1).view({B, T})};
-  }
-};
+Gpt2Config config(const LmFixture& f) {
+  const auto& c = f.index["config"];
+  Gpt2Config g;
+  g.n_layer = c["n_layer"], g.n_embd = c["n_embd"], g.n_head = c["n_head"];
+  g.block_size = c["block_size"], g.vocab_size = c["vocab_size"], g.padded_vocab_size = c["padded_vocab_size"];
+  return g;
+}
 
 }  // namespace
 
 TEST(Gpt2Parity, LogitsLossAndEveryGradientMatchTheReference) {
-  OneThread one;
-  Fixture f;
-  Gpt2 m = f.model();
-  auto [x, y] = f.batch(0);
-  auto logits = m->forward(x);
-  auto loss = m->loss(logits, y);
-  loss.backward();
-  f.expect_logits_and_loss(logits[0], f.logits0, loss, 1e-5);
-  f.expect_gradients(*m, 1e-5);
+  LmFixture f("gpt2");
+  Gpt2 m(config(f));
+  test::expect_lm_forward_and_gradients_match(f, m);
 }
 
 TEST(Gpt2Parity, TenAdamWStepsMatchAndACheckpointResumesIdentically) {
-  OneThread one;
-  Fixture f;
-  milabench::test::expect_adamw_losses_and_resume(
-      f, AdamWHyper{}, 1e-5, f.model(), [&] { return Gpt2(f.config()); },
-      [&](Gpt2& m, int64_t k) {
-        auto [x, y] = f.batch(k);
-        return m->loss(m->forward(x), y);
-      });
+  LmFixture f("gpt2");
+  test::expect_lm_adamw_steps_match_and_resume<Gpt2>(f, [&] { return Gpt2(config(f)); });
 }

@@ -7,15 +7,12 @@
 
 #include <cmath>
 
-#include "data/dataset.hpp"
-#include "data/token_shards.hpp"
-#include "run/run_errors.hpp"
-#include "test_support.hpp"
+#include "lm_checks.hpp"
+#include "models/attention.hpp"
 #include "workloads/transformer_training.hpp"
 
 using namespace milabench;
 using milabench::test::run_workload;
-using milabench::test::TempDir;
 
 namespace {
 
@@ -23,24 +20,7 @@ const std::vector<std::string> kTiny = {
     "--dataset", "llmc_tiny256", "--batch-size", "4", "--seq-len",    "64",  "--n-layer",           "2",
     "--n-embd",  "64",           "--n-head",     "4", "--vocab-size", "256", "--padded-vocab-size", "256"};
 
-std::vector<std::string> tiny(std::vector<std::string> more) {
-  auto a = kTiny;
-  a.insert(a.end(), more.begin(), more.end());
-  return a;
-}
-
-// The tiny dataset, made once for the suite (2 % of its size: 80 k tokens).
-const std::string& tiny_root() {
-  static TempDir dir("gpt2_data");
-  static bool made = [] {
-    DatasetOptions o;
-    o.scale = 0.02;
-    find_dataset("llmc_tiny256")->generate(dir.str(), o);
-    return true;
-  }();
-  (void)made;
-  return dir.path.native();
-}
+std::vector<std::string> tiny(const std::vector<std::string>& more) { return test::with_flags(kTiny, more); }
 
 }  // namespace
 
@@ -63,58 +43,28 @@ TEST(Gpt2Model, D12HasGpt2SmallsParameterCountAndLlmcsInitRules) {
   EXPECT_EQ(m->wte->weight.slice(0, 50257).abs().sum().item<double>(), 0.0);  // padded rows
   EXPECT_NEAR(m->wte->weight.slice(0, 0, 50257).std().item<double>(), 0.02, 0.0005);
   EXPECT_EQ(decay_params(*m).size(), 2u + 4u);  // wte, wpe, 4 Linear weights
-  EXPECT_EQ(std::string(gpt2_attention_kind()), TORCH_VERSION_MAJOR >= 2 ? "sdpa" : "math");
+  EXPECT_EQ(std::string(attention_kind()), TORCH_VERSION_MAJOR >= 2 ? "sdpa" : "math");
 }
 
 TEST(Gpt2Model, AttentionIsCausal) {
   torch::manual_seed(0);
   Gpt2 m(Gpt2Config::tiny());
-  auto x = torch::randint(0, 256, {1, 16}, torch::kLong);
-  auto y = x.clone();
-  y.index_put_({0, 10}, (x.index({0, 10}) + 1) % 256);
-  torch::NoGradGuard ng;
-  auto a = m->forward(x), b = m->forward(y);
-  EXPECT_TRUE(torch::equal(a.slice(1, 0, 10), b.slice(1, 0, 10)));  // the past does not see the future
-  EXPECT_FALSE(torch::allclose(a.slice(1, 10), b.slice(1, 10)));
+  test::expect_causal(m);
 }
 
 TEST(Gpt2Workload, TinyConfigCountsBTTokensPerStepWithMfuNullOnCpuAndPeakMemory) {
   const int64_t steps = 3, per_step = 4 * 64;
-  auto r =
-      run_workload("milarun.models.gpt2:main", tiny({"--canary-min-steps", "1000"}), steps * per_step, tiny_root());
-  EXPECT_EQ(r.count, steps * per_step);
-  const auto& m = r.extra["metrics"];
-  EXPECT_EQ(m["steps"], steps);
-  EXPECT_EQ(m["precision"], "float32");
-  EXPECT_TRUE(m["mfu"]["value"].is_null()) << m.dump();
-  EXPECT_NE(m["mfu"]["why"].get<std::string>().find("CPU"), std::string::npos);
-  EXPECT_GT(m["mfu"]["flops_per_unit"].get<double>(), 0);
-  EXPECT_EQ(m["peak_memory"]["source"], "peak_rss");
-  EXPECT_GT(m["peak_memory"]["bytes"].get<int64_t>(), 0);
-  EXPECT_NEAR(m["last_loss"].get<double>(), std::log(256.0), 0.3);
-  EXPECT_EQ(r.extra["dataset"]["name"], "llmc_tiny256");
+  auto r = run_workload("milarun.models.gpt2:main", tiny({"--canary-min-steps", "1000"}), steps * per_step,
+                        test::tiny_token_root());
+  test::expect_tiny_lm_result(r, steps, per_step);
 }
 
 TEST(Gpt2Workload, BrokenInitialisationFailsTheCanaryAsBadResult) {
   // std 1.0 instead of 0.02: step 0's loss is far from ln(256).
-  try {
-    run_workload("gpt2", tiny({"--init-std", "1.0"}), 4 * 64 * 2, tiny_root());
-    FAIL() << "the canary let a broken initialisation through";
-  } catch (...) {
-    const RunFailure f = classify_current_exception();
-    EXPECT_EQ(f.kind, FailureKind::BadResult) << f.message;
-    EXPECT_NE(f.message.find("step 0's loss"), std::string::npos) << f.message;
-  }
+  test::expect_bad_result("gpt2", tiny({"--init-std", "1.0"}), 4 * 64 * 2, "step 0's loss");
 }
 
 TEST(Gpt2Workload, AModelThatDoesNotLearnFailsTheCanaryAsBadResult) {
   // lr 0: the loss stays at ln(256), above the calibrated 0.75 x ln(V).
-  try {
-    run_workload("gpt2", tiny({"--lr", "0", "--canary-min-steps", "3"}), 4 * 64 * 3, tiny_root());
-    FAIL() << "the canary let a model that does not learn through";
-  } catch (...) {
-    const RunFailure f = classify_current_exception();
-    EXPECT_EQ(f.kind, FailureKind::BadResult) << f.message;
-    EXPECT_NE(f.message.find("does not learn"), std::string::npos) << f.message;
-  }
+  test::expect_bad_result("gpt2", tiny({"--lr", "0", "--canary-min-steps", "3"}), 4 * 64 * 3, "does not learn");
 }

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "test_support.hpp"
@@ -134,6 +135,53 @@ void expect_adamw_losses_and_resume(const ParityFiles& f, const AdamWHyper& h, d
   for (int64_t k = 5; k < int64_t(ref.size()); ++k)
     EXPECT_EQ(t2.step([&] { return loss_at(m2, k); }, k).second, ours[size_t(k)])
         << "step " << k << " after the reload";
+}
+
+// The language models' fixtures (gpt2, llama: bench/python/lm_fixture.py):
+// tokens.i32 and logits0.f32 (batch 0's first sequence) beside the common
+// files; batch k = tokens[k*B*T : k*B*T + B*T + 1].
+struct LmFixture : ParityFiles {
+  std::vector<float> logits0;
+  std::vector<int32_t> tokens;
+  // `model`: "gpt2" reads tests/fixtures/gpt2_tiny/ (bench/python/gpt2_reference.py writes it).
+  explicit LmFixture(const std::string& model)
+      : ParityFiles(model + "_tiny", "bench/python/" + model + "_reference.py"),
+        logits0(raw<float>("logits0.f32")),
+        tokens(raw<int32_t>("tokens.i32")) {}
+  // Batch k: (inputs, targets), each [B, T] int64.
+  std::pair<torch::Tensor, torch::Tensor> batch(int64_t k) const {
+    const int64_t B = index["batch_size"], T = index["config"]["block_size"], n = B * T;
+    auto buf = torch::from_blob(const_cast<int32_t*>(tokens.data()) + k * n, {n + 1}, torch::kInt).to(torch::kLong);
+    return {buf.slice(0, 0, n).view({B, T}), buf.slice(0, 1, n + 1).view({B, T})};
+  }
+};
+
+// A language model (forward(idx) -> logits [B, T, V], loss(logits, targets))
+// with the fixture's weights: batch 0's logits, loss and every gradient
+// within a relative 1e-5 (the largest differences printed).
+template <class Model>
+void expect_lm_forward_and_gradients_match(LmFixture& f, Model& m) {
+  OneThread one;
+  f.load_weights(*m);
+  auto [x, y] = f.batch(0);
+  torch::Tensor logits = m->forward(x);
+  torch::Tensor loss = m->loss(logits, y);
+  loss.backward();
+  f.expect_logits_and_loss(logits[0], f.logits0, loss, 1e-5);
+  f.expect_gradients(*m, 1e-5);
+}
+
+// The fixture's AdamW losses (the workload's default hyper-parameters) and the
+// checkpoint round trip, for a language model made by `make()`.
+template <class Model, class Make>
+void expect_lm_adamw_steps_match_and_resume(const LmFixture& f, Make make) {
+  OneThread one;
+  Model m = make();
+  f.load_weights(*m);
+  expect_adamw_losses_and_resume(f, AdamWHyper{}, 1e-5, m, make, [&](Model& model, int64_t k) {
+    auto [x, y] = f.batch(k);
+    return model->loss(model->forward(x), y);
+  });
 }
 
 }  // namespace milabench::test

@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "models/attention.hpp"
 #include "run/run_errors.hpp"
 #include "test_support.hpp"
 #include "workloads/transformer_training.hpp"
@@ -44,7 +45,7 @@ TEST(VitModel, B16HasVitBase16sParameterCountAndTorchvisionsInitRules) {
   EXPECT_NEAR(m->patch_embed->weight.std().item<double>(), std::sqrt(1.0 / 768), 0.001);
   EXPECT_EQ(m->cls_token.abs().sum().item<double>(), 0.0);
   EXPECT_EQ(m->head->weight.abs().sum().item<double>(), 0.0);  // step 0's loss is ln(classes)
-  EXPECT_EQ(std::string(vit_attention_kind()), TORCH_VERSION_MAJOR >= 2 ? "sdpa" : "math");
+  EXPECT_EQ(std::string(attention_kind()), TORCH_VERSION_MAJOR >= 2 ? "sdpa" : "math");
 }
 
 TEST(VitModel, FlopsPerImageFollowTheFormula) {
@@ -84,7 +85,9 @@ TEST(VitWorkload, AModelThatDoesNotLearnFailsTheCanaryAsBadResult) {
 
 TEST(VitWorkload, ABadShapeIsRefusedWithTheFlagsName) {
   try {
-    run_workload("vit", tiny({"--image-size", "30"}), 8, "");
+    auto args = tiny({});
+    args[3] = "30";  // --image-size 30 with --patch-size 8
+    run_workload("vit", args, 8, "");
     FAIL() << "a 30-pixel image with 8-pixel patches was accepted";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("--image-size"), std::string::npos) << e.what();

@@ -1,0 +1,31 @@
+#include "models/attention.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include "compat/torch_compat.hpp"
+
+namespace milabench {
+
+torch::Tensor dot_product_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, bool causal,
+                                    torch::Tensor& mask_cache) {
+  if (auto fused = compat::fused_sdpa(q, k, v, causal)) return *fused;
+  const int64_t T = q.size(2), hs = q.size(3);
+  auto att = torch::matmul(q, k.transpose(-2, -1)) * (1.0 / std::sqrt(double(hs)));
+  if (causal) {
+    if (!mask_cache.defined() || mask_cache.size(0) != T || mask_cache.device() != q.device())
+      mask_cache = torch::ones({T, T}, torch::TensorOptions().dtype(torch::kBool).device(q.device())).triu(1);
+    att = att.masked_fill(mask_cache, -std::numeric_limits<float>::infinity());
+  }
+  return torch::matmul(att.softmax(-1), v);
+}
+
+const char* attention_kind() {
+#if MILABENCH_TORCH_AT_LEAST(2, 0)
+  return "sdpa";
+#else
+  return "math";
+#endif
+}
+
+}  // namespace milabench

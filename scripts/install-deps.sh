@@ -7,7 +7,7 @@
 #   tools  programs the profiles call at run time: nocache (exec_prefix), sysctl (prepare)
 #   test   what the tests and benchmarks need besides build and tools
 set -euo pipefail
-build=(cmake g++ make libtorch-dev libgloo-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+build=(cmake g++ make ninja-build libtorch-dev libgloo-dev nlohmann-json3-dev libcli11-dev libfmt-dev
        libgtest-dev libgmock-dev libturbojpeg0-dev libopenblas0-pthread
        libhwloc-dev libcurl4-openssl-dev libarchive-dev libssl-dev
        libjpeg62-turbo-dev libopencv-imgproc-dev pkg-config

@@ -8,6 +8,8 @@
 #include <csignal>
 #include <stdexcept>
 
+#include "launch/spawn.hpp"
+
 namespace milabench {
 
 std::string capture_output(const std::vector<std::string>& argv, const std::string& input) {
@@ -19,20 +21,14 @@ std::string capture_output(const std::vector<std::string>& argv, const std::stri
     ::close(fd[0]), ::close(fd[1]);
     throw std::runtime_error(what + " failed (cannot make a pipe)");
   }
-  pid_t pid = ::fork();
-  if (pid == 0) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t pid = spawn(args.data(), [&] {
     ::dup2(fd[1], 1);
     ::dup2(in[0], 0);
-    ::close(fd[0]);
-    ::close(fd[1]);
-    ::close(in[0]);
-    ::close(in[1]);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    ::execv(args[0], args.data());
-    _exit(127);
-  }
+    for (int f : {fd[0], fd[1], in[0], in[1]}) ::close(f);
+  });
   ::close(fd[1]);
   ::close(in[0]);
   ::signal(SIGPIPE, SIG_IGN);  // a child that dies early: a write error, not our death
@@ -52,11 +48,10 @@ std::string capture_output(const std::vector<std::string>& argv, const std::stri
     out.append(buf, static_cast<size_t>(n));
   }
   ::close(fd[0]);
-  int status = 0;
-  if (pid > 0) ::waitpid(pid, &status, 0);
-  if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+  const int status = pid < 0 ? -1 : wait_exit_status(pid);
+  if (status != 0)
     throw std::runtime_error(
-        fmt::format("{} failed ({})", what, pid < 0 ? "cannot fork" : "status " + std::to_string(status)));
+        fmt::format("{} failed ({})", what, pid < 0 ? "cannot fork" : "exit status " + std::to_string(status)));
   return out;
 }
 

@@ -15,6 +15,7 @@
 
 #include "launch/cgroups.hpp"
 #include "launch/interrupt.hpp"
+#include "launch/spawn.hpp"
 
 extern char** environ;
 
@@ -82,7 +83,8 @@ Prepared prepare(const ProcessSpec& s, const std::string& log) {
   return p;
 }
 
-[[noreturn]] void child(Prepared& p, const std::vector<int>& cpus, bool set_affinity, pid_t parent) {
+// The child's side before exec (spawn.hpp: async-signal-safe calls only).
+void child_setup(Prepared& p, const std::vector<int>& cpus, bool set_affinity, pid_t parent) {
   setpgid(0, 0);
   // Dies with the orchestrator; the check closes the race with a parent that died before prctl.
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(125);
@@ -115,12 +117,6 @@ Prepared prepare(const ProcessSpec& s, const std::string& log) {
     }
   }
   environ = envp;
-  if (!p.argv.empty() && p.argv[0]) execvp(p.argv[0], p.argv.data());
-  const char msg[] = "milarun: exec failed: ";
-  (void)!write(2, msg, sizeof msg - 1);
-  if (p.argv[0]) (void)!write(2, p.argv[0], std::strlen(p.argv[0]));
-  (void)!write(2, "\n", 1);
-  _exit(127);
 }
 
 }  // namespace
@@ -165,8 +161,8 @@ std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const
     Prepared p = prepare(specs[i], res[i].log_path);
     start[i] = clock.now();
     oom_before[i] = read_oom_kills(specs[i].isolation.oom_counter);
-    pid_t pid = fork();
-    if (pid == 0) child(p, specs[i].cpus, specs[i].isolation.set_affinity, self);
+    const ProcessSpec& s = specs[i];
+    const pid_t pid = spawn(p.argv.data(), [&] { child_setup(p, s.cpus, s.isolation.set_affinity, self); });
     if (pid < 0) continue;
     setpgid(pid, pid);  // also done in the child; avoids a race with killpg
     pids[i] = pid;
@@ -221,18 +217,10 @@ std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const
 }
 
 int run_shell(const std::string& command) {
-  pid_t pid = fork();
-  if (pid < 0) return -1;
-  if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-  return -1;
+  std::string sh = "/bin/sh", dash_c = "-c", text = command;
+  char* argv[] = {sh.data(), dash_c.data(), text.data(), nullptr};
+  const pid_t pid = spawn(argv, {});
+  return pid < 0 ? -1 : wait_exit_status(pid);
 }
 
 std::string find_on_path(const std::string& program) {

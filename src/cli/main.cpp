@@ -23,6 +23,7 @@
 #include "launch/capture_output.hpp"
 #include "launch/self_exe.hpp"
 #include "report/report.hpp"
+#include "results/args_check.hpp"
 #include "results/input_checks.hpp"
 #include "results/version.hpp"
 #include "store/compare_ref.hpp"
@@ -164,11 +165,8 @@ int run_jobs_command(JobsOptions& jo, const CLI::App& jb, const std::string& job
   // The workloads' flag tables and the dataset registry live in the
   // torch half: one dry run of every test there.
   jo.preflight = [&](const std::vector<TestArguments>& tests, const std::string& root) {
-    nlohmann::json batch = nlohmann::json::array();
-    for (const auto& t : tests)
-      batch.push_back({{"test", t.test}, {"experiment", t.experiment}, {"arguments", t.arguments}});
     // On stdin: one argv word is capped at 128 KiB, a profile of 1000 tests is not.
-    return capture_output({jo.self_exe, "check-args", "-d", root, "--batch", "-"}, batch.dump());
+    return capture_output({jo.self_exe, "check-args", "-d", root, "--batch", "-"}, encode_args_check_requests(tests));
   };
   return run_jobs(jo, std::cout, std::cerr);
 }

@@ -18,6 +18,7 @@
 #include "data/dataset.hpp"
 #include "launch/lifeline.hpp"
 #include "launch/self_exe.hpp"
+#include "results/args_check.hpp"
 #include "results/input_checks.hpp"
 #include "results/result_record.hpp"
 #include "results/run_exit.hpp"
@@ -86,21 +87,16 @@ static int check_args(const std::string& experiment, const std::vector<std::stri
   }
   std::string text = batch;
   if (batch == "-") text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  const nlohmann::json tests = nlohmann::json::parse(text, nullptr, false);
-  if (!tests.is_array()) {
-    std::cerr << "milarun check-args: --batch is not a JSON list\n";
+  std::vector<ArgsCheckRequest> tests;
+  try {
+    tests = decode_args_check_requests(text);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "milarun check-args: " << e.what() << "\n";
     return 2;
   }
   for (const auto& t : tests) {
-    if (!t.is_object() || !t.value("test", nlohmann::json()).is_string() ||
-        !t.value("experiment", nlohmann::json()).is_string() || !t.value("arguments", nlohmann::json()).is_array()) {
-      std::cerr << "milarun check-args: --batch entries are {\"test\", \"experiment\", \"arguments\"}\n";
-      return 2;
-    }
-    std::vector<std::string> words;
-    for (const auto& w : t["arguments"]) words.push_back(w.is_string() ? w.get<std::string>() : w.dump());
-    std::string why = check_run_arguments(t["experiment"].get<std::string>(), words, dataroot);
-    if (!why.empty()) std::cout << t["test"].get<std::string>() << "\t" << terminal_safe(why) << "\n";
+    std::string why = check_run_arguments(t.experiment, t.arguments, dataroot);
+    if (!why.empty()) std::cout << encode_args_check_problem({t.test, why});
   }
   return 0;
 }

@@ -70,15 +70,9 @@ bool preflight_ok(const Profile& profile, const JobsOptions& o, std::ostream& er
     err << fmt::format("error: cannot check the tests of {} before running them: {}\n", profile.path, e.what());
     return false;
   }
-  std::istringstream in(lines);
-  int problems = 0;
-  for (std::string line; std::getline(in, line);) {
-    auto tab = line.find('\t');
-    if (tab == std::string::npos) continue;
-    err << fmt::format("error: {}: test \"{}\": {}\n", profile.path, line.substr(0, tab), line.substr(tab + 1));
-    ++problems;
-  }
-  return problems == 0;
+  const auto problems = decode_args_check_problems(lines);
+  for (const auto& p : problems) err << fmt::format("error: {}: test \"{}\": {}\n", profile.path, p.test, p.problem);
+  return problems.empty();
 }
 
 // Result files in outdir of this plan's tests run with other arguments

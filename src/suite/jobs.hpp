@@ -7,15 +7,13 @@
 #include <vector>
 
 #include "launch/process.hpp"
+#include "results/args_check.hpp"
 #include "suite/run_outcome.hpp"
 
 namespace milabench {
 
 // One test as `milarun run` will get it (argv after "--"), for pre-flight checks.
-struct TestArguments {
-  std::string test, experiment;
-  std::vector<std::string> arguments;
-};
+using TestArguments = ArgsCheckRequest;
 
 // The largest --min-free-mb (1 PiB in MiB): past it the number is a mistake.
 constexpr double kMaxMinFreeMb = 1e9;

@@ -73,6 +73,7 @@ std::optional<ResultRecord> parse_result_record(const json& doc, std::string* wh
       return std::nullopt;
     }
     r.arguments = a.get<std::vector<std::string>>();
+    r.arguments_recorded = true;
   }
   if (doc.contains("environ") && doc["environ"].is_object()) r.environ = doc["environ"];
   r.job_id = id_string(doc.value("job_id", json()));
@@ -117,6 +118,25 @@ std::optional<ResultRecord> parse_result_record(const json& doc, std::string* wh
   if (mem.is_object() && mem.contains("rss_peak_mb") && mem["rss_peak_mb"].is_number())
     r.rss_peak_mb = mem["rss_peak_mb"].get<double>();
   return r;
+}
+
+void write_result_identity(json& doc, const std::string& name, const std::string& job_id,
+                           const std::string& device_list) {
+  doc["schema_version"] = kResultSchemaVersion;
+  doc["name"] = name;
+  doc["job_id"] = job_id.empty() ? json(nullptr) : json(job_id);
+  const json devices = device_ids_json(device_list);
+  doc["devices"] = devices;
+  doc["device"] = devices.size() == 1 ? devices[0] : json(nullptr);
+}
+
+void write_result_outcome(json& doc, std::optional<FailureKind> failure, const std::string& error) {
+  doc["success"] = !failure;
+  doc["error"] = failure ? json(error) : json(nullptr);
+  if (failure)
+    doc["failure_kind"] = failure_kind_name(*failure);
+  else
+    doc.erase("failure_kind");
 }
 
 double ResultRecord::skipped_share() const {

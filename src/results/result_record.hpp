@@ -1,7 +1,9 @@
 // The result record: what a run's result document holds for the suite's
-// readers (summary, resume, rerun), read from the JSON once with its types
-// checked. The writer side is src/run/result_keys.hpp (and the orchestrator's
-// failure result, suite/run_outcome.hpp); the schema is docs/result-format.md.
+// readers (summary, resume, rerun, the store), read from the JSON once with
+// its types checked. The keys that decide whether a run counts are written by
+// write_result_identity / write_result_outcome below, for every writer (the
+// run harness, src/run/result_keys.hpp; the orchestrator's failure result,
+// suite/run_outcome.hpp); the schema is docs/result-format.md.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -36,6 +38,7 @@ struct ResultRecord {
   std::string experiment;  // "experiment", else "workload" (what `rerun` runs again)
   std::string dataroot;
   std::vector<std::string> arguments;                 // the workload argv (after --)
+  bool arguments_recorded = false;                    // the file has "arguments" (older files may not)
   nlohmann::json environ = nlohmann::json::object();  // recorded environment variables
   std::string job_id;                                 // "" when null/absent: run by hand, not counted
   bool success = false;
@@ -79,5 +82,17 @@ struct ResultRecord {
 // Reads a result document. nullopt (and `why`) when it is not one: not an
 // object, no "name" string, or "arguments" not a list of strings.
 std::optional<ResultRecord> parse_result_record(const nlohmann::json& doc, std::string* why = nullptr);
+
+// The writer side of the keys parse_result_record decides on, shared by every
+// writer of a result: the run harness (run/run_harness.cpp, run/result_keys.cpp)
+// and the orchestrator's result for a run that left none (suite/run_outcome.cpp).
+//
+// "schema_version", "name", "job_id" (null when ""), and the device keys:
+// "devices" (device_ids_json of `device_list`) and "device" (the one id when
+// there is exactly one, else null).
+void write_result_identity(nlohmann::json& doc, const std::string& name, const std::string& job_id,
+                           const std::string& device_list);
+// "success", "error" (null on success) and "failure_kind" (absent on success).
+void write_result_outcome(nlohmann::json& doc, std::optional<FailureKind> failure, const std::string& error);
 
 }  // namespace milabench

@@ -32,13 +32,18 @@ nlohmann::json recorded_environ() {
   return env;
 }
 
+// The ids of CUDA_VISIBLE_DEVICES, else of MILARUN_CPU_PARTITION, else "".
+std::string visible_device_list() {
+  const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+  const char* part = std::getenv("MILARUN_CPU_PARTITION");
+  return cvd ? cvd : part ? part : "";
+}
+
 }  // namespace
 
 nlohmann::json result_header(const RunIdentity& id, const WorkloadInfo& info) {
   nlohmann::json r;
-  r["schema_version"] = kResultSchemaVersion;
-  r["name"] = id.name;
-  r["job_id"] = id.job_id.empty() ? nlohmann::json(nullptr) : nlohmann::json(id.job_id);
+  write_result_identity(r, id.name, id.job_id, visible_device_list());
   r["call"] = id.call;
   r["experiment"] = info.experiments.front();
   r["workload"] = info.name;
@@ -60,10 +65,6 @@ nlohmann::json result_header(const RunIdentity& id, const WorkloadInfo& info) {
 
 void add_device_keys(nlohmann::json& r, const TorchSettings& torch, const TorchArgs&) {
   const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
-  const char* part = std::getenv("MILARUN_CPU_PARTITION");
-  nlohmann::json devices = cvd ? device_ids_json(cvd) : part ? device_ids_json(part) : nlohmann::json::array();
-  r["devices"] = devices;
-  r["device"] = devices.size() == 1 ? devices[0] : nlohmann::json(nullptr);
   r["cuda"] = torch.cuda;
   r["device_count"] = torch.cuda ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
   std::string name;

@@ -17,15 +17,16 @@ struct RunIdentity {
   std::vector<std::string> call, arguments;
 };
 
-// schema_version, name, job_id (null when empty), call, experiment,
-// workload, count_unit, dataroot, outdir, hostname, inventory, environ,
-// isolation, arguments, milarun {version, commit}, empty gpu_monitor/metrics.
+// schema_version, name, job_id (null when empty), devices and device (the
+// ids of CUDA_VISIBLE_DEVICES, else of MILARUN_CPU_PARTITION, as ints; the
+// one id when there is exactly one, else null) — results/result_record.hpp's
+// write_result_identity — and call, experiment, workload, count_unit,
+// dataroot, outdir, hostname, inventory, environ, isolation, arguments,
+// milarun {version, commit}, empty gpu_monitor/metrics.
 nlohmann::json result_header(const RunIdentity& id, const WorkloadInfo& info);
 
 // "gpu" (the device's name: the GPU's from NVML, else the CPU model),
-// "device_count" (CUDA devices visible, 0 on the CPU), "devices" (the ids
-// of CUDA_VISIBLE_DEVICES, else of MILARUN_CPU_PARTITION, as ints), "device"
-// (the one id when there is exactly one, else null), "cuda" (bool).
+// "device_count" (CUDA devices visible, 0 on the CPU), "cuda" (bool).
 void add_device_keys(nlohmann::json& result, const TorchSettings& torch, const TorchArgs& args);
 
 // The meter's entry as the original's RateLogger.report(): type, start, end

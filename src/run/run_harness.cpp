@@ -24,6 +24,7 @@
 #include "results/atomic_write.hpp"
 #include "results/input_checks.hpp"
 #include "results/result_name.hpp"
+#include "results/result_record.hpp"
 #include "results/unsaved.hpp"
 #include "results/version.hpp"
 #include "run/result_keys.hpp"
@@ -167,12 +168,7 @@ nlohmann::json run_timings(const std::optional<RateMeter>& meter, const std::opt
 
 // "success", "error" and "failure_kind" of the result from the run's failure (none: success).
 void set_outcome(nlohmann::json& result, const std::optional<RunFailure>& failure) {
-  result["success"] = !failure;
-  result["error"] = failure ? nlohmann::json(failure->message) : nlohmann::json(nullptr);
-  if (failure)
-    result["failure_kind"] = failure_kind_name(failure->kind);
-  else
-    result.erase("failure_kind");
+  write_result_outcome(result, failure ? std::optional(failure->kind) : std::nullopt, failure ? failure->message : "");
 }
 
 // The run's last line on stderr: ok/FAILED with its count and last rate, or

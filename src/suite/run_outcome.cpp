@@ -61,7 +61,7 @@ void add_run_command(nlohmann::json& doc, const ProcessSpec& spec) {
 
 }  // namespace
 
-std::string failure_kind(const ProcessResult& r) {
+FailureKind failure_kind_of(const ProcessResult& r) {
   FailureKind k = FailureKind::Exit;
   if (r.interrupted)
     k = r.started ? FailureKind::Interrupted : FailureKind::NotStarted;
@@ -77,8 +77,10 @@ std::string failure_kind(const ProcessResult& r) {
     k = FailureKind::Signal;
   else if (r.exit_code == kRunExitUsage)  // milarun run: unknown experiment or argument, nothing ran
     k = FailureKind::BadInput;
-  return failure_kind_name(k);
+  return k;
 }
+
+std::string failure_kind(const ProcessResult& r) { return failure_kind_name(failure_kind_of(r)); }
 
 std::string failure_text(const ProcessResult& r, const ProcessSpec& s) {
   if (r.interrupted && !r.started) return "not started: the suite was interrupted";
@@ -97,15 +99,8 @@ std::string failure_text(const ProcessResult& r, const ProcessSpec& s) {
 
 nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r) {
   nlohmann::json doc;
-  doc["name"] = spec.name;
-  doc["job_id"] = spec.job_id;
-  doc["success"] = false;
-  doc["error"] = failure_text(r, spec);
-  doc["failure_kind"] = failure_kind(r);
-  doc["schema_version"] = kResultSchemaVersion;
-  const nlohmann::json devices = device_ids_json(spec.device);
-  doc["devices"] = devices;
-  doc["device"] = devices.size() == 1 ? devices[0] : nlohmann::json(nullptr);
+  write_result_identity(doc, spec.name, spec.job_id, spec.device);
+  write_result_outcome(doc, failure_kind_of(r), failure_text(r, spec));
   doc["metrics"] = nlohmann::json::object();
   doc["timings"] = nlohmann::json::object();
   doc["wall_time"] = r.wall_s;
@@ -120,9 +115,9 @@ nlohmann::json failure_result(const std::vector<ProcessSpec>& wave, const std::v
   auto doc = failure_result(wave.at(i), results.at(i));
   const int p = results[i].stopped_for;
   if (p >= 0 && static_cast<std::size_t>(p) < wave.size() && static_cast<std::size_t>(p) != i) {
-    doc["failure_kind"] = failure_kind(results[p]);
-    doc["error"] = fmt::format("stopped: {} J{} of its group failed first ({})", wave[p].name, wave[p].job_id,
-                               failure_text(results[p], wave[p]));
+    write_result_outcome(doc, failure_kind_of(results[p]),
+                         fmt::format("stopped: {} J{} of its group failed first ({})", wave[p].name, wave[p].job_id,
+                                     failure_text(results[p], wave[p])));
     doc["failed_group_member"] = wave[p].job_id;
   }
   return doc;
@@ -172,17 +167,15 @@ std::map<std::pair<std::string, std::string>, ExistingResult> existing_results(c
     if (::stat((outdir + "/" + f).c_str(), &st) != 0 || static_cast<std::uint64_t>(st.st_size) > kMaxResultFileBytes)
       continue;  // over the limit: not read (the summary skips it with a warning)
     std::ifstream in(outdir + "/" + f);
-    auto doc = nlohmann::json::parse(in, nullptr, false);
-    if (!doc.is_object()) continue;
+    // The typed read the summary uses: a file it would skip does not count as done either.
+    const auto rec = parse_result_record(nlohmann::json::parse(in, nullptr, false));
+    if (!rec) continue;
     ExistingResult e;
     e.path = outdir + "/" + f;
-    if (doc.contains("arguments") && doc["arguments"].is_array()) {
-      e.has_arguments = true;
-      for (const auto& a : doc["arguments"]) e.arguments.push_back(a.is_string() ? a.get<std::string>() : a.dump());
-    }
-    e.success = doc.value("success", false) == true;
-    if (!e.success && doc.contains("failure_kind") && doc["failure_kind"].is_string())
-      e.failure_kind = doc["failure_kind"];
+    e.has_arguments = rec->arguments_recorded;
+    e.arguments = rec->arguments;
+    e.success = rec->success;
+    if (!e.success && rec->failure_kind) e.failure_kind = failure_kind_name(*rec->failure_kind);
     auto [it, inserted] = out.emplace(std::make_pair(parsed->name, parsed->job_id), e);
     if (!inserted && e.success && !it->second.success) it->second = e;
   }

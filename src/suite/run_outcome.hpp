@@ -18,7 +18,8 @@ namespace milabench {
 // Kinds a failed result's "failure_kind" takes (docs/result-format.md). From
 // the orchestrator: exit, signal, timeout, oom, interrupted, bad_input,
 // not_started. From the run itself: exception, oom, nonfinite_loss, bad_input.
-std::string failure_kind(const ProcessResult& r);
+FailureKind failure_kind_of(const ProcessResult& r);
+std::string failure_kind(const ProcessResult& r);  // its JSON spelling
 
 // One line for the log and the result's "error".
 std::string failure_text(const ProcessResult& r, const ProcessSpec& s);

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fake_worker.hpp"
 #include "report/report.hpp"
 #include "report/summary.hpp"
 #include "report/summary_check.hpp"
@@ -241,31 +242,6 @@ TEST(PartialSuite, ScoreFollowsTheOriginalRuleAndTheCommonRatioIsLabelled) {
 
 namespace {
 
-// A fake milarun-torch for `jobs`: appends its arguments to DIR/calls and
-// writes a result like the real one (success, with "arguments"), or a
-// bad_input failure when the run's arguments hold --fail.
-std::string fake_worker(const std::string& dir) {
-  const std::string fake = dir + "/fake.sh";
-  write_text(fake,
-             "#!/bin/sh\necho \"$@\" >> \"" + dir +
-                 "/calls\"\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; "
-                 "--) shift; break;; esac; shift; done\n"
-                 "args='[]'; [ $# -gt 0 ] && args=$(printf '\"%s\",' \"$@\") && args=\"[${args%,}]\"; t=$(date "
-                 "+%Y%m%d-%H%M%S-%6N)\n"
-                 "case \" $* \" in *' --fail '*) echo '{\"success\": false, \"failure_kind\": \"bad_input\", "
-                 "\"arguments\": '\"$args\"'}' > \"$o/$n.J$j.FAIL.$t.json\"; exit 1;; esac\n"
-                 "echo '{\"success\": true, \"arguments\": '\"$args\"'}' > \"$o/$n.J$j.$t.json\"\n");
-  ::chmod(fake.c_str(), 0755);
-  return fake;
-}
-
-int calls(const std::string& dir) {
-  std::ifstream in(dir + "/calls");
-  int n = 0;
-  for (std::string line; std::getline(in, line);) n += line.rfind("run ", 0) == 0;
-  return n;
-}
-
 JobsOptions jobs_options(const std::string& dir, const std::string& profile_text) {
   write_text(dir + "/mini.json", profile_text);
   JobsOptions o;
@@ -299,14 +275,14 @@ TEST(JobsPreflight, ATypoInTheArgumentsStartsNothingAndNamesProfileTestAndFlag) 
             std::string::npos)
       << err.str();
   EXPECT_NE(err.str().find("test \"b\""), std::string::npos);
-  EXPECT_EQ(calls(dir), 0);
+  EXPECT_EQ(fake_calls(dir), 0);
   EXPECT_FALSE(fs::exists(o.outdir));  // nothing started, nothing written
   o.preflight = [](const std::vector<TestArguments>&, const std::string&) -> std::string {
     throw std::runtime_error("milarun-torch check-args failed (status 256)");
   };
   std::ostringstream out2, err2;
   EXPECT_EQ(run_jobs(o, out2, err2), 2);  // a check that cannot run does not let the suite start
-  EXPECT_EQ(calls(dir), 0);
+  EXPECT_EQ(fake_calls(dir), 0);
 }
 
 TEST(JobsResume, FixableFailuresRunAgainAndASecondResumeRunsNothing) {
@@ -315,12 +291,12 @@ TEST(JobsResume, FixableFailuresRunAgainAndASecondResumeRunsNothing) {
   o.extra_args = {"--fail"};
   std::ostringstream out, err;
   EXPECT_EQ(run_jobs(o, out, err), 1);
-  EXPECT_EQ(calls(dir), 2);
+  EXPECT_EQ(fake_calls(dir), 2);
   o.extra_args = {};  // the user fixes the arguments
   o.resume = true;
   std::ostringstream out2, err2;
   EXPECT_EQ(run_jobs(o, out2, err2), 0) << err2.str();
-  EXPECT_EQ(calls(dir), 4);
+  EXPECT_EQ(fake_calls(dir), 4);
   EXPECT_NE(err2.str().find("0 run(s) already have a result and are skipped; 2 run(s) that failed for a reason you "
                             "can fix run again (bad_input 2; old files moved to"),
             std::string::npos)
@@ -331,7 +307,7 @@ TEST(JobsResume, FixableFailuresRunAgainAndASecondResumeRunsNothing) {
   EXPECT_EQ(existing_results(o.outdir + "/superseded").size(), 2u);  // kept, not deleted
   std::ostringstream out3, err3;
   EXPECT_EQ(run_jobs(o, out3, err3), 0);
-  EXPECT_EQ(calls(dir), 4);  // complete: nothing runs
+  EXPECT_EQ(fake_calls(dir), 4);  // complete: nothing runs
   EXPECT_NE(err3.str().find("2 run(s) already have a result and are skipped; 0 run(s)"), std::string::npos)
       << err3.str();
 }
@@ -344,7 +320,7 @@ TEST(JobsResume, ResultsOfOtherArgumentsInTheFolderAreRefusedUnlessAskedFor) {
   write_text(o.profile, R"({"a": {"experiment": "x", "arguments": {"--batch-size": 64}}})");
   std::ostringstream out2, err2;
   EXPECT_EQ(run_jobs(o, out2, err2), 2);
-  EXPECT_EQ(calls(dir), 1);
+  EXPECT_EQ(fake_calls(dir), 1);
   EXPECT_NE(err2.str().find("holds results of mini.a run with other arguments (--batch-size 32), not (--batch-size "
                             "64); use another -o, or --mixed-arguments"),
             std::string::npos)
@@ -356,7 +332,7 @@ TEST(JobsResume, ResultsOfOtherArgumentsInTheFolderAreRefusedUnlessAskedFor) {
   o.resume = false;
   std::ostringstream out4, err4;
   EXPECT_EQ(run_jobs(o, out4, err4), 0) << err4.str();
-  EXPECT_EQ(calls(dir), 2);
+  EXPECT_EQ(fake_calls(dir), 2);
   EXPECT_EQ(existing_results(o.outdir).size(), 1u);  // same (name, job id): both files are there
   int files = 0;
   for (const auto& f : fs::directory_iterator(o.outdir)) files += f.path().extension() == ".json";

@@ -279,7 +279,7 @@ TEST(Isolation, JobsWarnsOnceAndEveryProcessGetsItsRecord) {
   std::string fake = dir + "/fake.sh";
   put(fake, "#!/bin/sh\necho \"$MILARUN_ISOLATION\" > \"" + dir + "/iso.$MILARUN_CPU_PARTITION.$$\"\n" +
                 "while [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; esac; shift; "
-                "done\necho '{\"success\": true}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
+                "done\necho '{\"name\": \"'$n'\", \"success\": true}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
   ::chmod(fake.c_str(), 0755);
   JobsOptions o;
   o.profile = prof;

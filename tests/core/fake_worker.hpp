@@ -1,5 +1,5 @@
 // A fake milarun-torch for `jobs` tests: appends its arguments to DIR/calls
-// and writes a result like the real one (success, with "arguments") into its
+// and writes a result like the real one (name, success, "arguments") into its
 // -o, or a bad_input failure when the run's arguments hold --fail.
 #pragma once
 #include <sys/stat.h>
@@ -19,9 +19,10 @@ inline std::string fake_worker(const std::string& dir) {
              "case $o in */) mkdir \"$o\" 2>/dev/null;; esac\n"
              "args='[]'; [ $# -gt 0 ] && args=$(printf '\"%s\",' \"$@\") && args=\"[${args%,}]\"; t=$(date "
              "+%Y%m%d-%H%M%S-%6N)\n"
-             "case \" $* \" in *' --fail '*) echo '{\"success\": false, \"failure_kind\": \"bad_input\", "
+             "case \" $* \" in *' --fail '*) echo '{\"name\": \"'$n'\", \"success\": false, \"failure_kind\": "
+             "\"bad_input\", "
              "\"arguments\": '\"$args\"'}' > \"$o/$n.J$j.FAIL.$t.json\"; exit 1;; esac\n"
-             "echo '{\"success\": true, \"arguments\": '\"$args\"'}' > \"$o/$n.J$j.$t.json\"\n";
+             "echo '{\"name\": \"'$n'\", \"success\": true, \"arguments\": '\"$args\"'}' > \"$o/$n.J$j.$t.json\"\n";
   ::chmod(fake.c_str(), 0755);
   return fake;
 }

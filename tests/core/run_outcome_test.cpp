@@ -12,6 +12,7 @@
 #include "driven_wave.hpp"
 #include "launch/interrupt.hpp"
 #include "launch/process.hpp"
+#include "results/result_record.hpp"
 #include "scratch_dir.hpp"
 #include "suite/jobs.hpp"
 
@@ -72,16 +73,57 @@ TEST(RunOutcome, AStoppedRankReportsTheRankWhoseFailureStoppedIt) {
   EXPECT_FALSE(own.contains("failed_group_member"));
 }
 
+TEST(RunOutcome, EveryFailureResultReadsBackAsTheTypedRecord) {
+  ProcessSpec spec;
+  spec.name = "cpu.convnet.0";
+  spec.job_id = "7";
+  spec.device = "3";
+  ProcessResult sig = exited(0), timeout = exited(0), oom = exited(0), intr = exited(0), never;
+  sig.signal = SIGSEGV;
+  timeout.timed_out = true;
+  oom.signal = SIGKILL;
+  oom.oom_killed = true;
+  intr.interrupted = true;
+  never.interrupted = true;
+  for (const ProcessResult& r : {exited(1), exited(2), sig, timeout, oom, intr, never}) {
+    std::string why;
+    const auto rec = parse_result_record(failure_result(spec, r), &why);
+    ASSERT_TRUE(rec) << why;
+    EXPECT_EQ(rec->name, "cpu.convnet.0");
+    EXPECT_EQ(rec->job_id, "7");
+    EXPECT_FALSE(rec->success);
+    ASSERT_TRUE(rec->failure_kind);
+    EXPECT_EQ(*rec->failure_kind, failure_kind_of(r));
+    EXPECT_TRUE(rec->counted());
+  }
+  // A stopped rank carries the kind of the rank that failed first.
+  ProcessSpec r1 = spec;
+  r1.job_id = "7-rank1";
+  ProcessResult stopped = exited(0);
+  stopped.signal = SIGTERM;
+  stopped.stopped_for = 1;
+  const auto rec = parse_result_record(failure_result({spec, r1}, {stopped, oom}, 0));
+  ASSERT_TRUE(rec && rec->failure_kind);
+  EXPECT_EQ(*rec->failure_kind, FailureKind::Oom);
+  const auto doc = failure_result(spec, sig);
+  EXPECT_EQ(doc["device"], 3);  // the original's types, as the harness writes them
+  EXPECT_EQ(doc["devices"], nlohmann::json::array({3}));
+}
+
 TEST(RunOutcome, ExistingResultsAreKeyedByNameAndJobIdAndASuccessWins) {
   std::string d = test::scratch_dir("outcome");
-  write_file(d + "/cpu.toy_reg.J0.1.20260101-000000-000001.json", R"({"success": true})");
-  write_file(d + "/cpu.toy_reg.J0.1.FAIL.20260101-000000-000000.json", R"({"success": false})");
+  write_file(d + "/cpu.toy_reg.J0.1.20260101-000000-000001.json", R"({"name": "cpu.toy_reg", "success": true})");
+  write_file(d + "/cpu.toy_reg.J0.1.FAIL.20260101-000000-000000.json", R"({"name": "cpu.toy_reg", "success": false})");
   write_file(d + "/cpu.vae.J1.0.FAIL.20260101-000000-000000.json",
-             R"({"success": false, "failure_kind": "interrupted"})");
+             R"({"name": "cpu.vae", "success": false, "failure_kind": "interrupted"})");
+  // What the summary would skip is not done either (the typed read): no name, a newer schema.
+  write_file(d + "/cpu.ppo.J2.0.20260101-000000-000000.json", R"({"success": true})");
+  write_file(d + "/cpu.dcgan.J3.0.20260101-000000-000000.json",
+             R"({"name": "cpu.dcgan", "success": true, "schema_version": 99})");
   write_file(d + "/cpu.cart.J0.0.20260101-000000-000000.json", "{trunc");  // unreadable: run again
   write_file(d + "/summary.json", "{}");
   write_file(d + "/cpu.scaling.2.J0-rank1.FAIL.20260101-000000-000000.json",
-             R"({"success": false, "failure_kind": "signal", "subjob": true})");
+             R"({"name": "cpu.scaling.2", "success": false, "failure_kind": "signal", "subjob": true})");
   auto found = existing_results(d);
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found.at({"cpu.scaling.2", "0-rank1"}).failure_kind, "signal");
@@ -98,7 +140,7 @@ TEST(RunOutcome, ParkedResultsGoBackToTheirFolder) {
   EXPECT_NE(unsaved_dir(out), unsaved_dir(d + "/other"));
   EXPECT_EQ(unsaved_dir(out).rfind(d + "/milarun-unsaved/", 0), 0u);
   ASSERT_TRUE(make_dirs(unsaved_dir(out)));
-  write_file(unsaved_dir(out) + "/t.a.J0.0.20260101-000000-000000.json", R"({"success": true})");
+  write_file(unsaved_dir(out) + "/t.a.J0.0.20260101-000000-000000.json", R"({"name": "t.a", "success": true})");
   std::ostringstream err;
   EXPECT_EQ(restore_unsaved(out, err), 1);
   EXPECT_EQ(existing_results(out).size(), 1u);
@@ -141,7 +183,7 @@ TEST(Jobs, ResumeSkipsRunsWithAResultAndRerunsInterruptedOnes) {
   write_file(fake,
              "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; "
              "esac; shift; done\necho x >> \"$o/../calls\"\n"
-             "echo '{\"success\": true}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
+             "echo '{\"name\": \"'$n'\", \"success\": true}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
   chmod(fake.c_str(), 0755);
   JobsOptions o;
   o.profile = prof;
@@ -151,9 +193,9 @@ TEST(Jobs, ResumeSkipsRunsWithAResultAndRerunsInterruptedOnes) {
   o.self_exe = fake;
   o.resume = true;
   ASSERT_TRUE(make_dirs(o.outdir));
-  write_file(o.outdir + "/mini.a.J0.0.20260101-000000-000000.json", R"({"success": true})");
+  write_file(o.outdir + "/mini.a.J0.0.20260101-000000-000000.json", R"({"name": "mini.a", "success": true})");
   write_file(o.outdir + "/mini.b.J0.0.FAIL.20260101-000000-000000.json",
-             R"({"success": false, "failure_kind": "interrupted"})");
+             R"({"name": "mini.b", "success": false, "failure_kind": "interrupted"})");
   std::ostringstream out, err;
   EXPECT_EQ(run_jobs(o, out, err), 0) << out.str() << err.str();
   EXPECT_NE(err.str().find("1 run(s) already have a result"), std::string::npos) << err.str();

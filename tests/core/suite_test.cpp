@@ -319,7 +319,7 @@ TEST(Jobs, RunsAndWritesFailureFile) {
   std::string fake = dir + "/fake.sh";
   // On --code 0 it writes a result, as a run that ended well does.
   std::ofstream(fake) << "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; "
-                         "--job-id) j=$2;; --code) [ $2 = 0 ] && echo '{\"success\": true}' > "
+                         "--job-id) j=$2;; --code) [ $2 = 0 ] && echo '{\"name\": \"'$n'\", \"success\": true}' > "
                          "\"$o/$n.J$j.20260101-000000-000000.json\"; "
                          "exit $2;; esac; shift; done\n";
   chmod(fake.c_str(), 0755);

@@ -23,10 +23,9 @@ constexpr std::uint64_t GiB = 1ull << 30;
 SourceFile mnist_file(const std::string& name, const std::string& sha, std::uint64_t size) {
   return {{"https://ossci-datasets.s3.amazonaws.com/mnist/" + name, sha, size}, name, Unpack::Gunzip, "MNIST/raw", 0};
 }
-}  // namespace
-
-const std::vector<DatasetSource>& dataset_sources() {
-  static const std::vector<DatasetSource> table = {
+// The datasets of the original's 2020 suite.
+std::vector<DatasetSource> suite_2020_sources() {
+  return {
       {"mnist",
        {},
        "mnist",
@@ -100,6 +99,12 @@ const std::vector<DatasetSource>& dataset_sources() {
        1843 * MiB,
        {{{"https://files.grouplens.org/datasets/movielens/ml-20m.zip", "", 0}, "ml-20m.zip", Unpack::Extract, "", 1}},
        "the zip holds ml-20m/ratings.csv and the other MovieLens-20M files"},
+  };
+}
+
+// The 2026 language models' token shards (llm.c's format).
+std::vector<DatasetSource> token_shard_sources() {
+  return {
       {"llmc_gpt2",
        {},
        "llmc_gpt2",
@@ -124,6 +129,16 @@ const std::vector<DatasetSource>& dataset_sources() {
        {},
        "generated offline: the tiny configs' 256-token vocabulary has no real corpus"},
   };
+}
+
+}  // namespace
+
+const std::vector<DatasetSource>& dataset_sources() {
+  static const std::vector<DatasetSource> table = [] {
+    std::vector<DatasetSource> all = suite_2020_sources();
+    for (auto& s : token_shard_sources()) all.push_back(std::move(s));
+    return all;
+  }();
   return table;
 }
 

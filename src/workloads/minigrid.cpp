@@ -29,6 +29,65 @@ void mission_tokens(int box_color, int64_t* out) {
   std::copy(t, t + kInstrLen, out);
 }
 
+void write_obs(const UnlockPickup& env, int64_t i, torch::Tensor& obs, torch::Tensor& instr) {
+  std::copy(env.obs().begin(), env.obs().end(), obs.data_ptr<uint8_t>() + i * minigrid::kObsSize);
+  mission_tokens(env.box_color(), instr.data_ptr<int64_t>() + i * kInstrLen);
+}
+
+// The N environments and BaseAlgo's experience buffers: T steps of N
+// environments on the device, and the host tensors the environments write.
+struct Rollouts {
+  // Seeds env i with 100 * seed + i (env.seed(100 * seed + i)) and resets it;
+  // M: the model's memory size.
+  Rollouts(int64_t N, int64_t T, int64_t M, torch::Device dev, int64_t seed) : N(N), T(T), dev(dev) {
+    for (int64_t i = 0; i < N; ++i) envs.emplace_back(static_cast<uint32_t>(100 * seed + i));
+    auto u8 = torch::TensorOptions().dtype(torch::kUInt8);
+    auto i64 = torch::TensorOptions().dtype(torch::kInt64);
+    obs_cpu = torch::empty({N, 7, 7, 3}, u8), instr_cpu = torch::empty({N, kInstrLen}, i64);
+    reward_cpu = torch::zeros({N}), done_cpu = torch::zeros({N});
+    for (int64_t i = 0; i < N; ++i) {
+      envs[i].reset();
+      write_obs(envs[i], i, obs_cpu, instr_cpu);
+    }
+    fopt = torch::TensorOptions().device(dev);
+    memory = torch::zeros({N, M}, fopt), mask = torch::ones({N}, fopt);
+    obss = torch::empty({T, N, 7, 7, 3}, u8.device(dev)), instrs = torch::empty({T, N, kInstrLen}, i64.device(dev));
+    memories = torch::empty({T, N, M}, fopt), masks = torch::empty({T, N}, fopt);
+    actions = torch::empty({T, N}, i64.device(dev)), values = torch::empty({T, N}, fopt);
+    log_probs = torch::empty({T, N}, fopt), rewards = torch::empty({T, N}, fopt), not_done = torch::empty({T, N}, fopt);
+    ep_return = torch::zeros({N}, fopt), ep_reshaped = torch::zeros({N}, fopt), ep_frames = torch::zeros({N}, fopt);
+  }
+
+  int64_t N, T;
+  torch::Device dev;  // the session's device, as given
+  torch::TensorOptions fopt;
+  std::vector<UnlockPickup> envs;
+  torch::Tensor obs_cpu, instr_cpu, reward_cpu, done_cpu;  // host: what the environments write
+  torch::Tensor memory, mask;                              // [N, M], [N]: carried across updates
+  torch::Tensor obss, instrs, memories, masks, actions, values, log_probs, rewards, not_done;  // [T, N, ...]
+  // BaseAlgo's per-episode log values, kept on the device as babyai's.
+  torch::Tensor ep_return, ep_reshaped, ep_frames;
+};
+
+// The experiences flattened process-major (index = proc * T + t) so that
+// recurrence windows run along one environment's time steps, as BabyAI.
+struct Experiences {
+  Experiences(const Rollouts& r, const Advantages& a) : dev(r.dev) {
+    auto flat = [&](const torch::Tensor& x) {
+      auto y = x.transpose(0, 1);
+      std::vector<int64_t> shape = {r.N * r.T};
+      for (int64_t k = 2; k < x.dim(); ++k) shape.push_back(x.size(k));
+      return y.reshape(shape).contiguous();
+    };
+    obs = flat(r.obss).to(torch::kFloat), instr = flat(r.instrs), mem = flat(r.memories);
+    mask = flat(r.masks).unsqueeze(1), act = flat(r.actions), val = flat(r.values);
+    logp = flat(r.log_probs), adv = flat(a.advantages), ret = flat(a.returns);
+  }
+  int64_t size() const { return obs.size(0); }  // N * T
+  torch::Device dev;                            // the session's device, as given
+  torch::Tensor obs, instr, mem, mask, act, val, logp, adv, ret;
+};
+
 class MinigridWorkload : public Workload {
  public:
   void add_options(CLI::App& app) override {
@@ -87,132 +146,121 @@ class MinigridWorkload : public Workload {
     s.set_dataset({{"name", "BabyAI-UnlockPickup-v0"}, {"synthetic", true}, {"generator", "milarun (C++ env)"}});
     torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(lr_).betas({beta1_, beta2_}).eps(optim_eps_));
 
-    const int64_t N = procs_, T = frames_per_proc_, M = model->memory_size();
-    std::vector<UnlockPickup> envs;
-    for (int64_t i = 0; i < N; ++i)
-      envs.emplace_back(static_cast<uint32_t>(100 * s.seed() + i));  // env.seed(100 * seed + i)
-    auto u8 = torch::TensorOptions().dtype(torch::kUInt8);
-    auto i64 = torch::TensorOptions().dtype(torch::kInt64);
-    auto obs_cpu = torch::empty({N, 7, 7, 3}, u8), instr_cpu = torch::empty({N, kInstrLen}, i64);
-    auto reward_cpu = torch::zeros({N}), done_cpu = torch::zeros({N});
-    for (int64_t i = 0; i < N; ++i) {
-      envs[i].reset();
-      write_obs(envs[i], i, obs_cpu, instr_cpu);
-    }
-    auto fopt = torch::TensorOptions().device(dev);
-    auto memory = torch::zeros({N, M}, fopt), mask = torch::ones({N}, fopt);
-    auto obss = torch::empty({T, N, 7, 7, 3}, u8.device(dev)),
-         instrs = torch::empty({T, N, kInstrLen}, i64.device(dev));
-    auto memories = torch::empty({T, N, M}, fopt), masks = torch::empty({T, N}, fopt);
-    auto actions = torch::empty({T, N}, i64.device(dev)), values = torch::empty({T, N}, fopt);
-    auto log_probs = torch::empty({T, N}, fopt), rewards = torch::empty({T, N}, fopt),
-         not_done = torch::empty({T, N}, fopt);
-
-    // BaseAlgo's per-episode log values, kept on the device as babyai's.
-    auto ep_return = torch::zeros({N}, fopt), ep_reshaped = torch::zeros({N}, fopt),
-         ep_frames = torch::zeros({N}, fopt);
+    const int64_t N = procs_, T = frames_per_proc_;
+    Rollouts r(N, T, model->memory_size(), dev, s.seed());
     double host_reads = 0;  // what babyai logs; read as it does, then unused
     while (true) {
       s.begin();
-      // Collect experiences (BaseAlgo.collect_experiences).
-      auto obs = obs_cpu.to(dev), instr = instr_cpu.to(dev);
-      for (int64_t t = 0; t < T; ++t) {
-        torch::Tensor action;
-        {
-          torch::NoGradGuard ng;
-          auto out = model->forward(obs.to(torch::kFloat), instr, memory * mask.unsqueeze(1));
-          action = sample_actions(out.logits);
-          obss[t] = obs, instrs[t] = instr, memories[t] = memory, masks[t] = mask;
-          actions[t] = action, values[t] = out.value, log_probs[t] = log_prob(out.logits, action);
-          memory = out.memory;
-        }
-        auto action_cpu = action.to(torch::kCPU);
-        const int64_t* a = action_cpu.data_ptr<int64_t>();
-        float* r = reward_cpu.data_ptr<float>();
-        float* d = done_cpu.data_ptr<float>();
-        parallel_for(static_cast<int>(N), env_threads_, [&](int i) {
-          auto st = envs[i].step(static_cast<int>(a[i]));
-          r[i] = static_cast<float>(st.reward);
-          d[i] = st.done ? 1.f : 0.f;
-          if (st.done) envs[i].reset();
-          write_obs(envs[i], i, obs_cpu, instr_cpu);
-        });
-        obs = obs_cpu.to(dev), instr = instr_cpu.to(dev);
-        mask = 1 - done_cpu.to(dev);
-        rewards[t] = reward_scale_ * reward_cpu.to(dev);
-        not_done[t] = mask;
-        ep_return += reward_cpu.to(dev);
-        ep_reshaped += rewards[t];
-        ep_frames += torch::ones({N}, fopt);
-        for (int64_t i = 0; i < N; ++i)
-          if (d[i] != 0.f)
-            host_reads += ep_return[i].item<double>() + ep_reshaped[i].item<double>() + ep_frames[i].item<double>();
-        ep_return *= mask, ep_reshaped *= mask, ep_frames *= mask;
-      }
-      torch::Tensor next_value;
-      {
-        torch::NoGradGuard ng;
-        next_value = model->forward(obs.to(torch::kFloat), instr, memory * mask.unsqueeze(1)).value;
-      }
-      auto adv = gae(rewards, values, next_value, not_done, discount_, gae_lambda_);
-      // Flatten process-major (index = proc * T + t) so that recurrence
-      // windows run along one environment's time steps, as BabyAI.
-      auto flat = [&](const torch::Tensor& x) {
-        auto y = x.transpose(0, 1);
-        std::vector<int64_t> shape = {N * T};
-        for (int64_t k = 2; k < x.dim(); ++k) shape.push_back(x.size(k));
-        return y.reshape(shape).contiguous();
-      };
-      auto e_obs = flat(obss).to(torch::kFloat), e_instr = flat(instrs), e_mem = flat(memories);
-      auto e_mask = flat(masks).unsqueeze(1), e_act = flat(actions), e_val = flat(values);
-      auto e_logp = flat(log_probs), e_adv = flat(adv.advantages), e_ret = flat(adv.returns);
-
-      std::vector<double> losses;  // logs["loss"] = mean of the batch losses
-      const int64_t per_batch = batch_size_ / recurrence_;
-      for (int64_t epoch = 0; epoch < ppo_epochs_; ++epoch) {
-        auto starts = torch::randperm(N * T / recurrence_, i64) * recurrence_;
-        for (int64_t b = 0; b < starts.size(0); b += per_batch) {
-          auto inds = starts.narrow(0, b, std::min(per_batch, starts.size(0) - b)).to(dev);
-          auto mem = e_mem.index_select(0, inds);
-          torch::Tensor loss = torch::zeros({}, fopt);
-          for (int64_t i = 0; i < recurrence_; ++i) {
-            auto idx = inds + i;
-            auto out = model->forward(e_obs.index_select(0, idx), e_instr.index_select(0, idx),
-                                      mem * e_mask.index_select(0, idx));
-            auto terms = ppo_terms(out.logits, e_act.index_select(0, idx), e_logp.index_select(0, idx),
-                                   e_adv.index_select(0, idx), out.value, e_val.index_select(0, idx),
-                                   e_ret.index_select(0, idx), clip_eps_);
-            loss = loss + terms.policy_loss - entropy_coef_ * terms.entropy + value_loss_coef_ * terms.value_loss;
-            host_reads += terms.entropy.item<double>() + out.value.mean().item<double>() +
-                          terms.policy_loss.item<double>() + terms.value_loss.item<double>();
-            mem = out.memory;
-            if (i < recurrence_ - 1) e_mem.index_copy_(0, idx + 1, mem.detach());
-          }
-          loss = loss / static_cast<double>(recurrence_);
-          opt.zero_grad();
-          loss.backward();
-          auto grad_norm = torch::zeros({}, fopt);  // babyai's logged norm, before clipping
-          for (const auto& p : model->parameters())
-            if (p.grad().defined()) grad_norm = grad_norm + p.grad().norm(2).pow(2);
-          grad_norm = grad_norm.pow(0.5);
-          torch::nn::utils::clip_grad_norm_(model->parameters(), max_grad_norm_);
-          opt.step();
-          host_reads += grad_norm.item<double>();
-          losses.push_back(loss.item<double>());
-        }
-      }
-      double mean = 0;
-      for (double l : losses) mean += l / double(losses.size());
-      losses.clear();
+      auto next_value = collect_experiences(model, r, host_reads);
+      auto adv = gae(r.rewards, r.values, next_value, r.not_done, discount_, gae_lambda_);
+      Experiences e(r, adv);
+      const double mean = update_parameters(model, opt, e, host_reads);
       if (!s.step(N * T, torch::scalar_tensor(mean, torch::kDouble))) break;
     }
     (void)host_reads;
   }
 
  private:
-  static void write_obs(const UnlockPickup& env, int64_t i, torch::Tensor& obs, torch::Tensor& instr) {
-    std::copy(env.obs().begin(), env.obs().end(), obs.data_ptr<uint8_t>() + i * minigrid::kObsSize);
-    mission_tokens(env.box_color(), instr.data_ptr<int64_t>() + i * kInstrLen);
+  // BaseAlgo.collect_experiences: T steps of every environment into r's
+  // buffers. Returns the value of the state after the last step [N] (no grad).
+  torch::Tensor collect_experiences(BabyAIModel& model, Rollouts& r, double& host_reads) {
+    auto obs = r.obs_cpu.to(r.dev), instr = r.instr_cpu.to(r.dev);
+    for (int64_t t = 0; t < r.T; ++t) rollout_step(model, r, t, obs, instr, host_reads);
+    torch::NoGradGuard ng;
+    return model->forward(obs.to(torch::kFloat), instr, r.memory * r.mask.unsqueeze(1)).value;
+  }
+
+  // Step t of the rollout: act on (obs, instr), step the environments, then
+  // obs and instr become their next observation. Host reads: the actions, and
+  // per finished episode its return, reshaped return and length.
+  void rollout_step(BabyAIModel& model, Rollouts& r, int64_t t, torch::Tensor& obs, torch::Tensor& instr,
+                    double& host_reads) {
+    const int64_t N = r.N;
+    const auto dev = r.dev;
+    torch::Tensor action;
+    {
+      torch::NoGradGuard ng;
+      auto out = model->forward(obs.to(torch::kFloat), instr, r.memory * r.mask.unsqueeze(1));
+      action = sample_actions(out.logits);
+      r.obss[t] = obs, r.instrs[t] = instr, r.memories[t] = r.memory, r.masks[t] = r.mask;
+      r.actions[t] = action, r.values[t] = out.value, r.log_probs[t] = log_prob(out.logits, action);
+      r.memory = out.memory;
+    }
+    auto action_cpu = action.to(torch::kCPU);
+    const int64_t* a = action_cpu.data_ptr<int64_t>();
+    float* rew = r.reward_cpu.data_ptr<float>();
+    float* d = r.done_cpu.data_ptr<float>();
+    parallel_for(static_cast<int>(N), env_threads_, [&](int i) {
+      auto st = r.envs[i].step(static_cast<int>(a[i]));
+      rew[i] = static_cast<float>(st.reward);
+      d[i] = st.done ? 1.f : 0.f;
+      if (st.done) r.envs[i].reset();
+      write_obs(r.envs[i], i, r.obs_cpu, r.instr_cpu);
+    });
+    obs = r.obs_cpu.to(dev), instr = r.instr_cpu.to(dev);
+    r.mask = 1 - r.done_cpu.to(dev);
+    r.rewards[t] = reward_scale_ * r.reward_cpu.to(dev);
+    r.not_done[t] = r.mask;
+    r.ep_return += r.reward_cpu.to(dev);
+    r.ep_reshaped += r.rewards[t];
+    r.ep_frames += torch::ones({N}, r.fopt);
+    for (int64_t i = 0; i < N; ++i)
+      if (d[i] != 0.f)
+        host_reads += r.ep_return[i].item<double>() + r.ep_reshaped[i].item<double>() + r.ep_frames[i].item<double>();
+    r.ep_return *= r.mask, r.ep_reshaped *= r.mask, r.ep_frames *= r.mask;
+  }
+
+  // PPOAlgo.update_parameters: --ppo-epochs passes over e in shuffled batches
+  // of --batch-size frames. Returns the mean of the batch losses.
+  double update_parameters(BabyAIModel& model, torch::optim::Adam& opt, Experiences& e, double& host_reads) {
+    std::vector<double> losses;  // logs["loss"] = mean of the batch losses
+    const int64_t per_batch = batch_size_ / recurrence_;
+    const auto i64 = torch::TensorOptions().dtype(torch::kInt64);
+    for (int64_t epoch = 0; epoch < ppo_epochs_; ++epoch) {
+      auto starts = torch::randperm(e.size() / recurrence_, i64) * recurrence_;
+      for (int64_t b = 0; b < starts.size(0); b += per_batch) {
+        auto inds = starts.narrow(0, b, std::min(per_batch, starts.size(0) - b)).to(e.dev);
+        losses.push_back(update_batch(model, opt, e, inds, host_reads));
+      }
+    }
+    double mean = 0;
+    for (double l : losses) mean += l / double(losses.size());
+    losses.clear();
+    return mean;
+  }
+
+  // One batch: --recurrence steps from each start in inds (writing the
+  // recomputed memories back into e.mem), one optimizer step. Host reads: four
+  // per recurrence step, then the gradient norm. Returns the batch loss (read).
+  double update_batch(BabyAIModel& model, torch::optim::Adam& opt, Experiences& e, const torch::Tensor& inds,
+                      double& host_reads) {
+    const auto fopt = torch::TensorOptions().device(e.dev);
+    auto mem = e.mem.index_select(0, inds);
+    torch::Tensor loss = torch::zeros({}, fopt);
+    for (int64_t i = 0; i < recurrence_; ++i) {
+      auto idx = inds + i;
+      auto out =
+          model->forward(e.obs.index_select(0, idx), e.instr.index_select(0, idx), mem * e.mask.index_select(0, idx));
+      auto terms =
+          ppo_terms(out.logits, e.act.index_select(0, idx), e.logp.index_select(0, idx), e.adv.index_select(0, idx),
+                    out.value, e.val.index_select(0, idx), e.ret.index_select(0, idx), clip_eps_);
+      loss = loss + terms.policy_loss - entropy_coef_ * terms.entropy + value_loss_coef_ * terms.value_loss;
+      host_reads += terms.entropy.item<double>() + out.value.mean().item<double>() + terms.policy_loss.item<double>() +
+                    terms.value_loss.item<double>();
+      mem = out.memory;
+      if (i < recurrence_ - 1) e.mem.index_copy_(0, idx + 1, mem.detach());
+    }
+    loss = loss / static_cast<double>(recurrence_);
+    opt.zero_grad();
+    loss.backward();
+    auto grad_norm = torch::zeros({}, fopt);  // babyai's logged norm, before clipping
+    for (const auto& p : model->parameters())
+      if (p.grad().defined()) grad_norm = grad_norm + p.grad().norm(2).pow(2);
+    grad_norm = grad_norm.pow(0.5);
+    torch::nn::utils::clip_grad_norm_(model->parameters(), max_grad_norm_);
+    opt.step();
+    host_reads += grad_norm.item<double>();
+    return loss.item<double>();
   }
 
   void validate() const {

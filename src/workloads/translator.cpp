@@ -106,23 +106,8 @@ class TranslatorWorkload : public Workload {
     if (batch_ < 1) throw std::invalid_argument("--batch-size must be >= 1");
     apply_configs();
     const torch::Device dev = s.device();
-
-    ParallelOptions po;
-    po.min_length = min_len_;
-    po.max_length = max_len_;
-    po.max_size = max_size_;
-    po.threads = unsigned(std::max<int64_t>(1, s.workers() > 0 ? s.workers() : workers_));
-    Wmt16 data = read_wmt16_train(s.dataroot(), po);
+    Wmt16 data = load_train(s);
     const ParallelCorpus& train = data.train;
-    if (train.src.size() < batch_)
-      throw std::runtime_error("wmt16: only " + std::to_string(train.src.size()) + " training pairs of length " +
-                               std::to_string(min_len_) + ".." + std::to_string(max_len_) + " under " +
-                               wmt16_dir(s.dataroot()) + ", fewer than one batch of " + std::to_string(batch_));
-    auto prov = wmt16_provenance(s.dataroot());
-    prov["pairs_read"] = train.pairs_read;
-    prov["pairs_used"] = train.src.size();
-    prov["vocab_size"] = data.vocab.size();
-    s.set_dataset(prov);
 
     model_.vocab_size = data.vocab.size();
     const bool half = math_ == "fp16";
@@ -141,48 +126,8 @@ class TranslatorWorkload : public Workload {
     s.set_model(*model);
     s.set_metric("precision", fp16 ? "float16" : bf16 ? "bfloat16" : "float32");
     auto params = fp16 ? masters->master_params() : model->parameters();
-    std::unique_ptr<torch::optim::Optimizer> opt;
-    if (optimizer_ == "Adam")
-      opt = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(lr_));
-    else if (optimizer_ == "SGD")
-      opt = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(lr_));
-    else
-      throw std::invalid_argument("--optimization-config: optimizer must be Adam or SGD, got " + optimizer_);
-
-    // One step as the original's iterate(): forward, loss (sum over tokens)
-    // read back at once (loss_per_batch = loss.item()), / B, backward, clip,
-    // update. Returns the loss per target token, a host scalar.
-    auto train_step = [&](const Batch& b, bool update) {
-      auto src = b.src.to(dev), tgt = b.tgt.to(dev);
-      const int64_t B = src.size(1);
-      torch::Tensor loss;
-      {
-        AutocastScope autocast(torch::kCPU, torch::kBFloat16, bf16);
-        auto logits = model->forward(src, b.src_lengths, tgt.slice(0, 0, -1));
-        auto labels = tgt.slice(0, 1).reshape({-1});
-        loss = label_smoothed_loss(logits.reshape({-1, logits.size(2)}), labels, kPad, smoothing_);
-      }
-      const double loss_per_batch = loss.item<double>();
-      if (fp16) {
-        masters->backward(loss / double(B));
-        // An overflow (one read) skips the update and halves the scale.
-        if (update && masters->unscale()) {
-          clip_grad_norm(params, grad_clip_);
-          opt->step();
-          masters->copy_to_model();
-        }
-        s.set_metric("loss_scale", masters->loss_scale().scale());
-        s.set_metric("skipped_steps", masters->loss_scale().skipped_steps());
-      } else {
-        (loss / double(B)).backward();
-        // Fp32Optimizer clips before `if update`; torch 1.5's clip_grad_norm_
-        // reads the norm back once.
-        clip_grad_norm(params, grad_clip_).item<double>();
-        if (update) opt->step();
-      }
-      opt->zero_grad();
-      return torch::scalar_tensor(loss_per_batch / double(std::max<int64_t>(1, b.tgt_tokens)), torch::kDouble);
-    };
+    const auto opt = make_optimizer(params);
+    const Trainer tr{model, masters, params, *opt, dev, fp16, bf16};
 
     const uint64_t seed = uint64_t(torch::randint(1LL << 62, {1}, torch::kLong).item<int64_t>());
     BucketingOptions bo;
@@ -190,24 +135,107 @@ class TranslatorWorkload : public Workload {
     bo.bucket = bucketing_;
     model->train();
     for (int64_t epoch = 0;; ++epoch) {
-      {  // the original's preallocate(): one max-length batch, no update
-        Batch warm;
-        warm.src = torch::full({max_len_, batch_}, 4, torch::kLong);
-        warm.tgt = warm.src.clone();
-        warm.src_lengths = torch::full({batch_}, int64_t(max_len_), torch::kLong);
-        warm.tgt_tokens = (max_len_ - 1) * batch_;
-        train_step(warm, false);
-      }
+      preallocate(s, tr);
       for (auto& idx : bucketing_batches(train.lengths, bo, seed, epoch)) {
         Batch b = collate(train, std::move(idx));  // the original's DataLoader workers
         s.begin();                                 // its chrono block opens after the loader yields the batch
-        auto loss = train_step(b, true);           // loss per target token, a host scalar
+        auto loss = train_step(s, tr, b, true);    // loss per target token, a host scalar
         if (!s.step(batch_, loss)) return;         // chrono(count=data_loader.batch_size)
       }
     }
   }
 
  private:
+  // What a training step works on; all references into run()'s locals.
+  struct Trainer {
+    GnmtModel& model;
+    std::optional<Fp16MasterWeights>& masters;  // engaged iff fp16
+    const std::vector<torch::Tensor>& params;   // what opt steps: the float32 masters under fp16
+    torch::optim::Optimizer& opt;
+    torch::Device dev;  // the session's device
+    bool fp16, bf16;    // float16 model + masters (CUDA); bfloat16 autocast (CPU)
+  };
+
+  // Reads the training pairs under DATAROOT (at most --max-size, lengths
+  // --min/max-length-train) and records their provenance as the dataset.
+  Wmt16 load_train(Session& s) const {
+    ParallelOptions po;
+    po.min_length = min_len_;
+    po.max_length = max_len_;
+    po.max_size = max_size_;
+    po.threads = unsigned(std::max<int64_t>(1, s.workers() > 0 ? s.workers() : workers_));
+    Wmt16 data = read_wmt16_train(s.dataroot(), po);
+    const ParallelCorpus& train = data.train;
+    if (train.src.size() < batch_)
+      throw std::runtime_error("wmt16: only " + std::to_string(train.src.size()) + " training pairs of length " +
+                               std::to_string(min_len_) + ".." + std::to_string(max_len_) + " under " +
+                               wmt16_dir(s.dataroot()) + ", fewer than one batch of " + std::to_string(batch_));
+    auto prov = wmt16_provenance(s.dataroot());
+    prov["pairs_read"] = train.pairs_read;
+    prov["pairs_used"] = train.src.size();
+    prov["vocab_size"] = data.vocab.size();
+    s.set_dataset(prov);
+    return data;
+  }
+
+  // The --optimization-config optimizer (Adam or SGD) over params, at lr_.
+  std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::vector<torch::Tensor>& params) const {
+    std::unique_ptr<torch::optim::Optimizer> opt;
+    if (optimizer_ == "Adam")
+      opt = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(lr_));
+    else if (optimizer_ == "SGD")
+      opt = std::make_unique<torch::optim::SGD>(params, torch::optim::SGDOptions(lr_));
+    else
+      throw std::invalid_argument("--optimization-config: optimizer must be Adam or SGD, got " + optimizer_);
+    return opt;
+  }
+
+  // The original's preallocate() at the start of each epoch: one untimed step
+  // on a max-length batch of --batch-size pairs, without the update.
+  void preallocate(Session& s, const Trainer& tr) {
+    Batch warm;
+    warm.src = torch::full({max_len_, batch_}, 4, torch::kLong);
+    warm.tgt = warm.src.clone();
+    warm.src_lengths = torch::full({batch_}, int64_t(max_len_), torch::kLong);
+    warm.tgt_tokens = (max_len_ - 1) * batch_;
+    train_step(s, tr, warm, false);
+  }
+
+  // One step as the original's iterate(): forward, loss (sum over tokens)
+  // read back at once (loss_per_batch = loss.item()), / B, backward, clip,
+  // update. Returns the loss per target token, a host scalar.
+  torch::Tensor train_step(Session& s, const Trainer& tr, const Batch& b, bool update) {
+    auto src = b.src.to(tr.dev), tgt = b.tgt.to(tr.dev);
+    const int64_t B = src.size(1);
+    torch::Tensor loss;
+    {
+      AutocastScope autocast(torch::kCPU, torch::kBFloat16, tr.bf16);
+      auto logits = tr.model->forward(src, b.src_lengths, tgt.slice(0, 0, -1));
+      auto labels = tgt.slice(0, 1).reshape({-1});
+      loss = label_smoothed_loss(logits.reshape({-1, logits.size(2)}), labels, kPad, smoothing_);
+    }
+    const double loss_per_batch = loss.item<double>();
+    if (tr.fp16) {
+      tr.masters->backward(loss / double(B));
+      // An overflow (one read) skips the update and halves the scale.
+      if (update && tr.masters->unscale()) {
+        clip_grad_norm(tr.params, grad_clip_);
+        tr.opt.step();
+        tr.masters->copy_to_model();
+      }
+      s.set_metric("loss_scale", tr.masters->loss_scale().scale());
+      s.set_metric("skipped_steps", tr.masters->loss_scale().skipped_steps());
+    } else {
+      (loss / double(B)).backward();
+      // Fp32Optimizer clips before `if update`; torch 1.5's clip_grad_norm_
+      // reads the norm back once.
+      clip_grad_norm(tr.params, grad_clip_).item<double>();
+      if (update) tr.opt.step();
+    }
+    tr.opt.zero_grad();
+    return torch::scalar_tensor(loss_per_batch / double(std::max<int64_t>(1, b.tgt_tokens)), torch::kDouble);
+  }
+
   void apply_configs() {
     if (!model_config_.empty()) {
       auto j = python_dict("--model-config", model_config_);

@@ -85,46 +85,14 @@ class Wlm : public Workload {
     // The SGD step p -= lr * grad runs on the float32 masters when there are.
     const std::vector<torch::Tensor> params = fp16 ? masters->master_params() : model->parameters();
     const auto state = torch::TensorOptions().device(s.device()).dtype(fp16 ? torch::kFloat16 : torch::kFloat32);
+    const Trainer tr{model, masters, params, state, fp16, bf16};
     const auto valid = batchify(corpus.valid, kEvalBatch, s.device());
     double best_val_loss = 0;
     int64_t not_improved = 0;
     for (int64_t epoch = 0; epoch < epochs_; ++epoch) {
       model->train();
       auto hidden = model->init_hidden(batch_, state);
-      for (int64_t i = 0; i + 1 < nbatch; i += bptt_) {
-        const int64_t len = std::min(bptt_, nbatch - 1 - i);
-        auto data = train.slice(0, i, i + len);
-        auto target = train.slice(0, i + 1, i + 1 + len).reshape(-1);
-        s.begin();
-        for (auto& h : hidden) h = h.detach();
-        model->zero_grad();
-        torch::Tensor loss;
-        {
-          AutocastScope autocast(torch::kCPU, torch::kBFloat16, bf16);
-          auto [output, next] = model->forward(data, hidden);
-          hidden = std::move(next);
-          auto logits = output.view({-1, o_.ntoken});
-          // float16 logits give a float16 loss, as the original's criterion.
-          loss = torch::cross_entropy_loss(bf16 ? logits.to(torch::kFloat) : logits, target);
-        }
-        if (fp16) {
-          masters->backward(loss);
-          masters->unscale();  // static scale: always applied, nothing read back
-        } else {
-          loss.backward();
-        }
-        // torch 1.5's clip_grad_norm_ (and apex's clip_master_grads) read the
-        // clip coefficient back once per step; so does this.
-        clip_grad_norm(params, clip_).item<double>();
-        {
-          torch::NoGradGuard ng;
-          for (const auto& p : params)
-            if (p.grad().defined()) p.add_(p.grad(), -lr_);
-        }
-        if (fp16) masters->copy_to_model();
-        loss.item<double>();  // it.log(loss=loss.item()); total_loss += loss.item(): read every step
-        if (!s.step(batch_, loss)) return;
-      }
+      if (!train_epoch(s, tr, hidden, train, nbatch)) return;
       // Untimed, as the original's evaluate(val_data) between epochs.
       const double val_loss = evaluate(model, valid, state, bf16);
       s.set_metric("val_loss", val_loss);
@@ -142,6 +110,66 @@ class Wlm : public Workload {
 
  private:
   static constexpr int64_t kEvalBatch = 10;  // the original's eval_batch_size
+
+  // What a training step works on; all references into run()'s locals.
+  struct Trainer {
+    RNNModel& model;
+    std::optional<Fp16MasterWeights>& masters;  // engaged iff fp16
+    const std::vector<torch::Tensor>& params;   // what SGD steps: the float32 masters under fp16
+    torch::TensorOptions state;                 // device and dtype of the hidden state
+    bool fp16, bf16;                            // float16 model + masters (CUDA); bfloat16 autocast (CPU)
+  };
+
+  // One epoch of the example's train(): one timed block per --bptt chunk of
+  // `train` ([nbatch, batch_] token ids), each counting batch_ sequences;
+  // `hidden` (the epoch's fresh state, owned by the caller) is carried across
+  // the chunks. Returns false as soon as the session says stop.
+  bool train_epoch(Session& s, const Trainer& tr, RNNModelImpl::Hidden& hidden, const torch::Tensor& train,
+                   int64_t nbatch) {
+    for (int64_t i = 0; i + 1 < nbatch; i += bptt_) {
+      const int64_t len = std::min(bptt_, nbatch - 1 - i);
+      auto data = train.slice(0, i, i + len);
+      auto target = train.slice(0, i + 1, i + 1 + len).reshape(-1);
+      s.begin();
+      auto loss = train_step(tr, hidden, data, target);
+      if (!s.step(batch_, loss)) return false;
+    }
+    return true;
+  }
+
+  // One step on a chunk: hidden is detached, then replaced by the state after
+  // `data`. Two host reads: the clip coefficient and the loss. Returns the loss.
+  torch::Tensor train_step(const Trainer& tr, RNNModelImpl::Hidden& hidden, const torch::Tensor& data,
+                           const torch::Tensor& target) {
+    for (auto& h : hidden) h = h.detach();
+    tr.model->zero_grad();
+    torch::Tensor loss;
+    {
+      AutocastScope autocast(torch::kCPU, torch::kBFloat16, tr.bf16);
+      auto [output, next] = tr.model->forward(data, hidden);
+      hidden = std::move(next);
+      auto logits = output.view({-1, o_.ntoken});
+      // float16 logits give a float16 loss, as the original's criterion.
+      loss = torch::cross_entropy_loss(tr.bf16 ? logits.to(torch::kFloat) : logits, target);
+    }
+    if (tr.fp16) {
+      tr.masters->backward(loss);
+      tr.masters->unscale();  // static scale: always applied, nothing read back
+    } else {
+      loss.backward();
+    }
+    // torch 1.5's clip_grad_norm_ (and apex's clip_master_grads) read the
+    // clip coefficient back once per step; so does this.
+    clip_grad_norm(tr.params, clip_).item<double>();
+    {
+      torch::NoGradGuard ng;
+      for (const auto& p : tr.params)
+        if (p.grad().defined()) p.add_(p.grad(), -lr_);
+    }
+    if (tr.fp16) tr.masters->copy_to_model();
+    loss.item<double>();  // it.log(loss=loss.item()); total_loss += loss.item(): read every step
+    return loss;
+  }
 
   // batchify: [n / bsz, bsz] on `device`, column j = the j-th slice of the text.
   static torch::Tensor batchify(std::vector<int32_t>& tokens, int64_t bsz, torch::Device device) {

@@ -15,7 +15,8 @@ struct LossCanaryFailed : std::runtime_error {
 };
 
 struct LossCanary {
-  double expected_first = 0;  // ln(number of real classes): the loss of uniform logits
+  double expected_first = 0;            // ln(number of real classes): the loss of uniform logits
+  std::string expected_what = "ln(V)";  // how the failure line names expected_first
   double first_tolerance = 0.1;
   double last_below = 0;  // the last loss must be below this (0: not checked)
   int64_t min_steps = 0;  // ... when the run made at least this many steps
@@ -25,8 +26,8 @@ struct LossCanary {
   void check_first(double loss) const {
     if (!std::isfinite(loss) || std::fabs(loss - expected_first) > first_tolerance)
       throw LossCanaryFailed("loss canary: step 0's loss " + std::to_string(loss) + " is not within " +
-                             std::to_string(first_tolerance) + " of ln(V) = " + std::to_string(expected_first) +
-                             " (a broken initialisation or loss)");
+                             std::to_string(first_tolerance) + " of " + expected_what + " = " +
+                             std::to_string(expected_first) + " (a broken initialisation or loss)");
   }
   // Throws LossCanaryFailed for the run's last loss after `steps` steps.
   void check_last(double loss, int64_t steps) const {

@@ -24,6 +24,7 @@ std::unique_ptr<Workload> make_scaling();
 std::unique_ptr<Workload> make_gpt2();
 std::unique_ptr<Workload> make_llama();
 std::unique_ptr<Workload> make_vit();
+std::unique_ptr<Workload> make_dit();
 
 const std::vector<WorkloadInfo>& workload_registry() {
   static const std::vector<WorkloadInfo> table = {
@@ -55,6 +56,7 @@ const std::vector<WorkloadInfo>& workload_registry() {
       {"llama", {"milarun.models.llama:main"}, "tokens", 10000000, make_llama},
       // B images per step, generated on the device.
       {"vit", {"milarun.models.vit:main"}, "images", 200000, make_vit},
+      {"dit", {"milarun.models.dit:main"}, "images", 200000, make_dit},
   };
   return table;
 }

@@ -20,6 +20,15 @@ torch::Tensor dot_product_attention(const torch::Tensor& q, const torch::Tensor&
   return torch::matmul(att.softmax(-1), v);
 }
 
+torch::Tensor fused_self_attention(const torch::Tensor& qkv, int64_t heads, bool causal, torch::Tensor& mask_cache) {
+  const int64_t B = qkv.size(0), T = qkv.size(1), D = qkv.size(2) / 3, hs = D / heads;
+  auto parts = qkv.split(D, 2);
+  auto split_heads = [&](const torch::Tensor& t) { return t.view({B, T, heads, hs}).transpose(1, 2); };
+  auto y =
+      dot_product_attention(split_heads(parts[0]), split_heads(parts[1]), split_heads(parts[2]), causal, mask_cache);
+  return y.transpose(1, 2).contiguous().view({B, T, D});
+}
+
 const char* attention_kind() {
 #if MILABENCH_TORCH_AT_LEAST(2, 0)
   return "sdpa";

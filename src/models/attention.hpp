@@ -16,6 +16,12 @@ namespace milabench {
 torch::Tensor dot_product_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v, bool causal,
                                     torch::Tensor& mask_cache);
 
+// Multi-head self-attention from a fused projection: `qkv` [B, T, 3D] holds
+// q, k and v in that order (torchvision's in_proj, timm's qkv, GPT-2's
+// c_attn), split into `heads` heads of D / heads -> [B, T, D], the heads
+// merged back, before the output projection. `causal` and `mask_cache` as above.
+torch::Tensor fused_self_attention(const torch::Tensor& qkv, int64_t heads, bool causal, torch::Tensor& mask_cache);
+
 // "sdpa" when this libtorch has scaled_dot_product_attention, "math" on 1.13
 // (recorded in the result as the metric "attention").
 const char* attention_kind();

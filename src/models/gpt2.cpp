@@ -17,7 +17,7 @@ std::string Gpt2Config::problem() const {
   return "";
 }
 
-Gpt2BlockImpl::Gpt2BlockImpl(const Gpt2Config& c) : n_head_(c.n_head), n_embd_(c.n_embd) {
+Gpt2BlockImpl::Gpt2BlockImpl(const Gpt2Config& c) : n_head_(c.n_head) {
   const int64_t C = c.n_embd;
   ln_1 = register_module("ln_1", nn::LayerNorm(nn::LayerNormOptions({C})));
   auto attn = register_module("attn", std::make_shared<nn::Module>());
@@ -30,12 +30,7 @@ Gpt2BlockImpl::Gpt2BlockImpl(const Gpt2Config& c) : n_head_(c.n_head), n_embd_(c
 }
 
 torch::Tensor Gpt2BlockImpl::attention(const torch::Tensor& x) {
-  const int64_t B = x.size(0), T = x.size(1), hs = n_embd_ / n_head_;
-  auto qkv = c_attn(x).split(n_embd_, 2);
-  auto heads = [&](const torch::Tensor& t) { return t.view({B, T, n_head_, hs}).transpose(1, 2); };
-  auto q = heads(qkv[0]), k = heads(qkv[1]), v = heads(qkv[2]);
-  auto y = dot_product_attention(q, k, v, /*causal=*/true, mask_);
-  return attn_proj(y.transpose(1, 2).contiguous().view({B, T, n_embd_}));
+  return attn_proj(fused_self_attention(c_attn(x), n_head_, /*causal=*/true, mask_));
 }
 
 torch::Tensor Gpt2BlockImpl::forward(const torch::Tensor& x) {

@@ -36,7 +36,7 @@ class Gpt2BlockImpl : public torch::nn::Module {
 
  private:
   torch::Tensor attention(const torch::Tensor& x);
-  int64_t n_head_, n_embd_;
+  int64_t n_head_;
   torch::Tensor mask_;  // 1.13's math path: true above the diagonal (the future), built on first use
 };
 TORCH_MODULE(Gpt2Block);

@@ -17,7 +17,7 @@ std::string VitConfig::problem() const {
   return "";
 }
 
-VitBlockImpl::VitBlockImpl(const VitConfig& c) : heads_(c.heads), dim_(c.dim) {
+VitBlockImpl::VitBlockImpl(const VitConfig& c) : heads_(c.heads) {
   const int64_t D = c.dim;
   ln_1 = register_module("ln_1", nn::LayerNorm(nn::LayerNormOptions({D}).eps(1e-6)));
   auto attn = register_module("attn", std::make_shared<nn::Module>());
@@ -30,13 +30,8 @@ VitBlockImpl::VitBlockImpl(const VitConfig& c) : heads_(c.heads), dim_(c.dim) {
 }
 
 torch::Tensor VitBlockImpl::attention(const torch::Tensor& x) {
-  const int64_t B = x.size(0), S = x.size(1), hs = dim_ / heads_;
-  auto parts = qkv(x).split(dim_, 2);
-  auto split_heads = [&](const torch::Tensor& t) { return t.view({B, S, heads_, hs}).transpose(1, 2); };
-  auto q = split_heads(parts[0]), k = split_heads(parts[1]), v = split_heads(parts[2]);
   torch::Tensor no_mask;
-  auto y = dot_product_attention(q, k, v, /*causal=*/false, no_mask);
-  return proj(y.transpose(1, 2).contiguous().view({B, S, dim_}));
+  return proj(fused_self_attention(qkv(x), heads_, /*causal=*/false, no_mask));
 }
 
 torch::Tensor VitBlockImpl::forward(const torch::Tensor& x) {

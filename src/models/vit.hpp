@@ -36,7 +36,7 @@ class VitBlockImpl : public torch::nn::Module {
 
  private:
   torch::Tensor attention(const torch::Tensor& x);
-  int64_t heads_, dim_;
+  int64_t heads_;
 };
 TORCH_MODULE(VitBlock);
 

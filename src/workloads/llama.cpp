@@ -18,7 +18,6 @@
 
 #include <stdexcept>
 
-#include "models/attention.hpp"
 #include "workloads/session.hpp"
 #include "workloads/token_loader.hpp"
 #include "workloads/transformer_training.hpp"
@@ -54,18 +53,17 @@ class LlamaWorkload : public Workload {
     Llama model(cfg_);
     model->to(s.device());
     s.set_model(*model);
-    s.set_metric("precision", cuda ? "bfloat16 autocast, float32 master weights" : "float32");
-    s.set_metric("attention", attention_kind());
-    s.set_metric("config", {{"n_layer", cfg_.n_layer},
-                            {"n_embd", cfg_.n_embd},
-                            {"n_head", cfg_.n_head},
-                            {"n_kv_head", cfg_.n_kv_head},
-                            {"ffn_hidden", cfg_.ffn_hidden},
-                            {"seq_len", cfg_.block_size},
-                            {"vocab_size", cfg_.vocab_size},
-                            {"rope_theta", cfg_.rope_theta},
-                            {"rope_scaling", "none"},
-                            {"batch_size", batch_}});
+    record_transformer_setup(s, cuda,
+                             {{"n_layer", cfg_.n_layer},
+                              {"n_embd", cfg_.n_embd},
+                              {"n_head", cfg_.n_head},
+                              {"n_kv_head", cfg_.n_kv_head},
+                              {"ffn_hidden", cfg_.ffn_hidden},
+                              {"seq_len", cfg_.block_size},
+                              {"vocab_size", cfg_.vocab_size},
+                              {"rope_theta", cfg_.rope_theta},
+                              {"rope_scaling", "none"},
+                              {"batch_size", batch_}});
 
     AdamWTrainer trainer(*model, t_.h, cuda);
     MeasuredSteps m = t_.measured(cfg_.vocab_size, batch_ * cfg_.block_size);

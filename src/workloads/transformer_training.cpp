@@ -6,6 +6,7 @@
 
 #include "data/dataset.hpp"
 #include "data/manifest.hpp"
+#include "models/attention.hpp"
 #include "workloads/device_peaks.hpp"
 #include "workloads/mixed_precision.hpp"
 #include "workloads/session.hpp"
@@ -23,6 +24,12 @@ std::vector<torch::Tensor> params_where(torch::nn::Module& m, bool two_d) {
 
 std::vector<torch::Tensor> decay_params(torch::nn::Module& m) { return params_where(m, true); }
 std::vector<torch::Tensor> no_decay_params(torch::nn::Module& m) { return params_where(m, false); }
+
+void record_transformer_setup(Session& s, bool cuda, const nlohmann::json& config) {
+  s.set_metric("precision", cuda ? "bfloat16 autocast, float32 master weights" : "float32");
+  s.set_metric("attention", attention_kind());
+  s.set_metric("config", config);
+}
 
 int64_t count_parameters(torch::nn::Module& m) {
   int64_t n = 0;

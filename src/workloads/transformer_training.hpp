@@ -116,6 +116,12 @@ void train_language_model(Session& s, Model& model, TokenLoader& loader, AdamWTr
   s.set_metric("data_wraps", loader.wraps());
 }
 
+// The metrics every 2026 workload records before its loop: "precision"
+// (bfloat16 autocast with float32 master weights on CUDA, else float32),
+// "attention" (models/attention.hpp's attention_kind()) and "config" (its
+// shape, as given).
+void record_transformer_setup(Session& s, bool cuda, const nlohmann::json& config);
+
 // Every parameter's element count (tied weights counted once).
 int64_t count_parameters(torch::nn::Module& m);
 

@@ -19,7 +19,6 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "models/attention.hpp"
 #include "workloads/session.hpp"
 #include "workloads/transformer_training.hpp"
 #include "workloads/workload.hpp"
@@ -76,16 +75,15 @@ class VitWorkload : public Workload {
     Vit model(cfg_);
     model->to(s.device());
     s.set_model(*model);
-    s.set_metric("precision", cuda ? "bfloat16 autocast, float32 master weights" : "float32");
-    s.set_metric("attention", attention_kind());
-    s.set_metric("config", {{"image_size", cfg_.image_size},
-                            {"patch_size", cfg_.patch_size},
-                            {"dim", cfg_.dim},
-                            {"depth", cfg_.depth},
-                            {"heads", cfg_.heads},
-                            {"mlp_dim", cfg_.mlp_dim},
-                            {"classes", cfg_.classes},
-                            {"batch_size", batch_}});
+    record_transformer_setup(s, cuda,
+                             {{"image_size", cfg_.image_size},
+                              {"patch_size", cfg_.patch_size},
+                              {"dim", cfg_.dim},
+                              {"depth", cfg_.depth},
+                              {"heads", cfg_.heads},
+                              {"mlp_dim", cfg_.mlp_dim},
+                              {"classes", cfg_.classes},
+                              {"batch_size", batch_}});
 
     AdamWTrainer trainer(*model, t_.h, cuda);
     MeasuredSteps m = t_.measured(cfg_.classes, batch_);

@@ -54,10 +54,12 @@ class DitWorkload : public Workload {
     if (std::string why = cfg_.problem(); !why.empty()) throw std::invalid_argument("dit: " + why);
     if (batch_ < 1 || pool_batches_ < 1)
       throw std::invalid_argument("dit: --batch-size and --pool-batches must be >= 1");
-    const bool cuda = s.device().is_cuda();
+    DataParallelRun ranks(s, t_.ranks, "dit");
+    const bool cuda = ranks.device().is_cuda();
     const int64_t pool = pool_batches_ * batch_, H = cfg_.input_size, C = cfg_.in_channels;
-    auto f32 = torch::TensorOptions().dtype(torch::kFloat).device(s.device());
-    auto i64 = torch::TensorOptions().dtype(torch::kLong).device(s.device());
+    auto f32 = torch::TensorOptions().dtype(torch::kFloat).device(ranks.device());
+    auto i64 = torch::TensorOptions().dtype(torch::kLong).device(ranks.device());
+    ranks.seed_rank_data(s.seed());  // latents, labels, steps and noise: each rank its own
     torch::Tensor latents, labels;
     {
       torch::NoGradGuard ng;
@@ -72,9 +74,9 @@ class DitWorkload : public Workload {
                    {"latent_shape", {C, H, H}}});
 
     Dit model(cfg_);
-    model->to(s.device());
+    model->to(ranks.device());
     s.set_model(*model);
-    const DdpmSchedule diffusion(cfg_.diffusion_steps, s.device());
+    const DdpmSchedule diffusion(cfg_.diffusion_steps, ranks.device());
     record_transformer_setup(s, cuda,
                              {{"input_size", cfg_.input_size},
                               {"patch_size", cfg_.patch_size},
@@ -88,8 +90,10 @@ class DitWorkload : public Workload {
                               {"diffusion_steps", cfg_.diffusion_steps},
                               {"batch_size", batch_}});
 
-    AdamWTrainer trainer(*model, t_.h, cuda);
     MeasuredSteps m = t_.measured(cfg_.classes, batch_);
+    ranks.attach(model->parameters(), m.units_per_step);
+    m.ranks = &ranks;
+    AdamWTrainer trainer(*model, t_.h, cuda, &ranks);
     // The loss of a zero prediction is E[noise^2] = 1, not ln(classes).
     m.canary.expected_first = 1.0;
     m.canary.expected_what = "E[noise^2]";

@@ -46,10 +46,11 @@ class Gpt2Workload : public Workload {
   void run(Session& s) override {
     if (std::string why = cfg_.problem(); !why.empty()) throw std::invalid_argument("gpt2: " + why);
     if (batch_ < 1) throw std::invalid_argument("gpt2: --batch-size must be >= 1");
-    TokenLoader loader = open_token_loader(s, "gpt2", dataset_, cfg_.vocab_size, batch_, cfg_.block_size);
-    const bool cuda = s.device().is_cuda();
+    DataParallelRun ranks(s, t_.ranks, "gpt2");
+    TokenLoader loader = open_token_loader(s, "gpt2", dataset_, cfg_.vocab_size, batch_, cfg_.block_size, ranks);
+    const bool cuda = ranks.device().is_cuda();
     Gpt2 model(cfg_);
-    model->to(s.device());
+    model->to(ranks.device());
     s.set_model(*model);
     record_transformer_setup(s, cuda,
                              {{"n_layer", cfg_.n_layer},
@@ -60,8 +61,10 @@ class Gpt2Workload : public Workload {
                               {"padded_vocab_size", cfg_.padded_vocab_size},
                               {"batch_size", batch_}});
 
-    AdamWTrainer trainer(*model, t_.h, cuda);
     MeasuredSteps m = t_.measured(cfg_.vocab_size, batch_ * cfg_.block_size);
+    ranks.attach(model->parameters(), m.units_per_step);
+    m.ranks = &ranks;
+    AdamWTrainer trainer(*model, t_.h, cuda, &ranks);
     m.flops_per_unit = gpt2_flops_per_token(cfg_, count_parameters(*model));
     m.mfu_formula =
         "llm.c 6N + 6LCT per token (N = all parameters), tokens/s of the steps after the warm-up, over the dense "

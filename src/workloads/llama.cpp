@@ -48,10 +48,11 @@ class LlamaWorkload : public Workload {
   void run(Session& s) override {
     if (std::string why = cfg_.problem(); !why.empty()) throw std::invalid_argument("llama: " + why);
     if (batch_ < 1) throw std::invalid_argument("llama: --batch-size must be >= 1");
-    TokenLoader loader = open_token_loader(s, "llama", dataset_, cfg_.vocab_size, batch_, cfg_.block_size);
-    const bool cuda = s.device().is_cuda();
+    DataParallelRun ranks(s, t_.ranks, "llama");
+    TokenLoader loader = open_token_loader(s, "llama", dataset_, cfg_.vocab_size, batch_, cfg_.block_size, ranks);
+    const bool cuda = ranks.device().is_cuda();
     Llama model(cfg_);
-    model->to(s.device());
+    model->to(ranks.device());
     s.set_model(*model);
     record_transformer_setup(s, cuda,
                              {{"n_layer", cfg_.n_layer},
@@ -65,8 +66,10 @@ class LlamaWorkload : public Workload {
                               {"rope_scaling", "none"},
                               {"batch_size", batch_}});
 
-    AdamWTrainer trainer(*model, t_.h, cuda);
     MeasuredSteps m = t_.measured(cfg_.vocab_size, batch_ * cfg_.block_size);
+    ranks.attach(model->parameters(), m.units_per_step);
+    m.ranks = &ranks;
+    AdamWTrainer trainer(*model, t_.h, cuda, &ranks);
     m.flops_per_unit = llama_flops_per_token(cfg_, count_parameters(*model));
     m.mfu_formula =
         "6N + 6LCT per token as llm.c (N = all parameters, tied head once), tokens/s of the steps after the "

@@ -37,8 +37,8 @@ int64_t count_parameters(torch::nn::Module& m) {
   return n;
 }
 
-AdamWTrainer::AdamWTrainer(torch::nn::Module& model, const AdamWHyper& h, bool bf16_autocast)
-    : h_(h), bf16_(bf16_autocast), params_(model.parameters()) {
+AdamWTrainer::AdamWTrainer(torch::nn::Module& model, const AdamWHyper& h, bool bf16_autocast, DataParallelRun* ranks)
+    : h_(h), bf16_(bf16_autocast), params_(model.parameters()), ranks_(ranks) {
   auto options = [&](double wd) {
     return std::make_unique<torch::optim::AdamWOptions>(
         torch::optim::AdamWOptions(h_.lr).betas({h_.beta1, h_.beta2}).eps(h_.eps).weight_decay(wd));
@@ -54,25 +54,28 @@ double AdamWTrainer::lr_at(int64_t step) const {
   return h_.lr;
 }
 
-std::pair<torch::Tensor, double> AdamWTrainer::step(const LossFn& loss_fn, int64_t step) {
-  for (auto& p : params_) p.mutable_grad() = torch::Tensor();  // zero_grad(set_to_none=True)
+StepResult AdamWTrainer::step(const LossFn& loss_fn, int64_t step) {
+  if (ranks_)
+    ranks_->before_backward();
+  else
+    for (auto& p : params_) p.mutable_grad() = torch::Tensor();  // zero_grad(set_to_none=True)
   torch::Tensor loss;
   {
     AutocastScope autocast(torch::kCUDA, torch::kBFloat16, bf16_);
     loss = loss_fn();
   }
   loss.backward();
+  if (ranks_ && ranks_->after_backward()) return std::nullopt;
   auto norm = clip_grad_norm(params_, h_.grad_clip);
   const double lr = lr_at(step);
   for (auto& g : opt_->param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
   opt_->step();
   const double lossf = loss.item<double>();
   norm_ = norm.item<double>();
-  return {loss, lossf};
+  return std::make_pair(loss, lossf);
 }
 
-int64_t run_measured_steps(Session& s, const MeasuredSteps& m,
-                           const std::function<std::pair<torch::Tensor, double>(int64_t)>& step_fn) {
+int64_t run_measured_steps(Session& s, const MeasuredSteps& m, const std::function<StepResult(int64_t)>& step_fn) {
   using Clock = std::chrono::steady_clock;
   Clock::time_point t0;
   int64_t step = 0, timed_steps = 0;
@@ -80,14 +83,17 @@ int64_t run_measured_steps(Session& s, const MeasuredSteps& m,
   if (m.warmup_steps <= 0) t0 = Clock::now();
   while (true) {
     s.begin();
-    auto [loss, lossf] = step_fn(step);
+    StepResult r = step_fn(step);
+    if (!r) break;  // every rank leaves (DataParallelRun): not counted
+    const auto& [loss, lossf] = *r;
     if (step == 0) m.canary.check_first(lossf);
     last_loss = lossf;
     ++step;
     // MFU over the steps after the warm-up (each ends with the loss read, a sync).
     if (step == m.warmup_steps) t0 = Clock::now();
     if (step > m.warmup_steps) ++timed_steps;
-    if (!s.step(m.units_per_step, loss)) break;
+    const bool more = s.step(m.units_per_step, loss);
+    if (m.ranks ? !m.ranks->go_on(more) : !more) break;
   }
   m.canary.check_last(last_loss, step);
   s.set_metric("steps", step);
@@ -96,6 +102,7 @@ int64_t run_measured_steps(Session& s, const MeasuredSteps& m,
   const double rate = secs > 0 ? double(timed_steps * m.units_per_step) / secs : 0;
   s.set_metric("mfu", mfu_metric(s.device(), m.flops_per_unit, rate, m.mfu_formula));
   s.set_metric("peak_memory", peak_memory_metric(s.device()));
+  if (m.ranks) m.ranks->finish(/*record_alone=*/false);
   return step;
 }
 
@@ -119,14 +126,15 @@ void add_training_options(CLI::App& app, TrainingOptions& t) {
       ->capture_default_str();
   app.add_option("--canary-min-steps", t.canary_min_steps, "loss canary: steps before the last loss is checked")
       ->capture_default_str();
+  t.ranks.add_options(app);
 }
 
 TokenLoader open_token_loader(Session& s, const std::string& workload, const std::string& dataset, int64_t vocab,
-                              int64_t batch, int64_t seq) {
+                              int64_t batch, int64_t seq, const DataParallelRun& ranks) {
   const DatasetInfo* d = find_dataset(dataset);
   if (!d) throw std::invalid_argument(workload + ": --dataset " + dataset + " is not a dataset of this build");
-  TokenLoader loader(s.dataroot() + "/" + d->source->dir, vocab, batch, seq, s.device(),
-                     dataset_command(d->name, s.dataroot()));
+  TokenLoader loader(s.dataroot() + "/" + d->source->dir, vocab, batch, seq, ranks.device(),
+                     dataset_command(d->name, s.dataroot()), ranks.where().rank, ranks.where().world_size);
   auto prov = dataset_provenance(s.dataroot(), d->name);
   prov["train_shards"] = loader.shards();
   s.set_dataset(prov);

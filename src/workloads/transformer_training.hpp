@@ -10,16 +10,25 @@
 //     MFU over the steps after the warm-up, and peak memory in the result.
 //   - TrainingOptions and open_token_loader: the command-line options and
 //     the data setup the language-model workloads share.
+// Data-parallel: each workload trains through a DataParallelRun
+// (workloads/data_parallel_run.hpp), the one rank code path it shares with
+// scaling. In a world of one rank it trains plainly (no bucket copies, no
+// group); with --devices N (a gpu-progression profile entry) or on Slurm,
+// gradients are averaged over the ranks by bucketed all-reduce during
+// backward, each rank reads its own data (token shards at its own offset,
+// generated data from its own seed), and rank 0 writes the group's result.
 #pragma once
 #include <torch/torch.h>
 
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "workloads/data_parallel_run.hpp"
 #include "workloads/loss_canary.hpp"
 #include "workloads/session.hpp"
 #include "workloads/token_loader.hpp"
@@ -41,16 +50,23 @@ struct AdamWHyper {
 std::vector<torch::Tensor> decay_params(torch::nn::Module& m);
 std::vector<torch::Tensor> no_decay_params(torch::nn::Module& m);
 
+// One step's loss tensor and its value read on the host; empty when the
+// ranks' stop vote says every rank leaves now (the step is not counted and
+// its optimizer step not taken).
+using StepResult = std::optional<std::pair<torch::Tensor, double>>;
+
 class AdamWTrainer {
  public:
   // The loss of one batch, computed by the caller (called inside the
   // autocast scope); returns a float scalar tensor.
   using LossFn = std::function<torch::Tensor()>;
-  AdamWTrainer(torch::nn::Module& model, const AdamWHyper& h, bool bf16_autocast);
+  // `ranks` (may be null: one process, no group) must already hold the
+  // model's parameters (DataParallelRun::attach) and outlive the trainer.
+  AdamWTrainer(torch::nn::Module& model, const AdamWHyper& h, bool bf16_autocast, DataParallelRun* ranks = nullptr);
   // The learning rate of step `step` (0-based).
   double lr_at(int64_t step) const;
-  // One step; returns the loss tensor and its value read on the host.
-  std::pair<torch::Tensor, double> step(const LossFn& loss_fn, int64_t step);
+  // One step (gradients averaged over the ranks before the clip).
+  StepResult step(const LossFn& loss_fn, int64_t step);
   double last_norm() const { return norm_; }
   torch::optim::AdamW& optimizer() { return *opt_; }
 
@@ -59,6 +75,7 @@ class AdamWTrainer {
   bool bf16_;
   std::vector<torch::Tensor> params_;
   std::unique_ptr<torch::optim::AdamW> opt_;
+  DataParallelRun* ranks_ = nullptr;
   double norm_ = 0;
 };
 
@@ -69,14 +86,15 @@ struct MeasuredSteps {
   std::string mfu_formula;     // how flops_per_unit was derived (recorded)
   int64_t warmup_steps = 10;   // MFU is timed over the steps after these
   LossCanary canary;           // checked on step 0's and the last loss
+  DataParallelRun* ranks = nullptr;  // the loop goes on until the ranks agree; finished after
 };
 
-// Runs `step_fn(step)` (returns the loss tensor and its host value) inside
-// the session's timed blocks until the session stops, checking the canary
+// Runs `step_fn(step)` inside the session's timed blocks until the session
+// stops (with ranks: until their stop vote), checking the canary
 // (LossCanaryFailed: a FAIL of kind bad_result). Records the metrics
-// "steps", "last_loss", "mfu" and "peak_memory". Returns the step count.
-int64_t run_measured_steps(Session& s, const MeasuredSteps& m,
-                           const std::function<std::pair<torch::Tensor, double>(int64_t)>& step_fn);
+// "steps", "last_loss", "mfu" and "peak_memory", then finishes the ranks
+// (DataParallelRun::finish). Returns the step count.
+int64_t run_measured_steps(Session& s, const MeasuredSteps& m, const std::function<StepResult(int64_t)>& step_fn);
 
 // The options the language-model workloads share: AdamW's and the loss
 // canary's (the last loss below canary_fraction x ln(V) after at least
@@ -85,23 +103,25 @@ struct TrainingOptions {
   AdamWHyper h;
   double canary_fraction = 0.75;
   int64_t canary_min_steps = 200;
+  RankFlags ranks;
   // A MeasuredSteps for `classes` real classes (V) and `units_per_step`
   // counted units a step: warm-up and canary set from these options, the
   // FLOPs and their formula left to the caller.
   MeasuredSteps measured(int64_t classes, int64_t units_per_step) const;
 };
 // --lr, --warmup-steps, --weight-decay, --grad-clip, --canary-last-fraction,
-// --canary-min-steps, bound to `t` (which must outlive the parse).
+// --canary-min-steps and the rank flags (RankFlags), bound to `t` (which
+// must outlive the parse).
 void add_training_options(CLI::App& app, TrainingOptions& t);
 
 // The train shards of token dataset `dataset` for a run of `workload`:
 // records the dataset's provenance (with "train_shards") in the session and
 // returns the reader of B = `batch` sequences of T = `seq` tokens, checked
-// against `vocab`. Throws std::invalid_argument ("WORKLOAD: --dataset ...")
+// against `vocab`, for rank `where.rank` of `where.world_size`, on `device`. Throws std::invalid_argument ("WORKLOAD: --dataset ...")
 // for a name this build does not know; DataError (naming the command that
 // makes it) when the data is absent.
 TokenLoader open_token_loader(Session& s, const std::string& workload, const std::string& dataset, int64_t vocab,
-                              int64_t batch, int64_t seq);
+                              int64_t batch, int64_t seq, const DataParallelRun& ranks);
 
 // The language models' measured loop (gpt2, llama): each step trains `model`
 // (a holder with forward(idx) -> logits and loss(logits, targets)) on the

@@ -27,8 +27,11 @@ namespace milabench {
 namespace {
 
 // The pool's images [pool, 3, H, W] (normalised) and labels [pool], made on
-// `device` from torch's default generators (seeded by the harness).
-std::pair<torch::Tensor, torch::Tensor> device_image_pool(const VitConfig& c, int64_t pool, torch::Device device) {
+// `device` from torch's default generators (seeded by the harness). The
+// labels and class templates are every rank's; the noise is drawn after
+// ranks.seed_rank_data (each rank its own).
+std::pair<torch::Tensor, torch::Tensor> device_image_pool(const VitConfig& c, int64_t pool, torch::Device device,
+                                                          const DataParallelRun& ranks, int64_t seed) {
   auto f32 = torch::TensorOptions().dtype(torch::kFloat).device(device);
   torch::NoGradGuard ng;
   auto labels = torch::randperm(pool, torch::TensorOptions().dtype(torch::kLong).device(device)).remainder(c.classes);
@@ -37,6 +40,7 @@ std::pair<torch::Tensor, torch::Tensor> device_image_pool(const VitConfig& c, in
                                                       torch::nn::functional::InterpolateFuncOptions()
                                                           .size(std::vector<int64_t>{c.image_size, c.image_size})
                                                           .mode(torch::kNearest));
+  ranks.seed_rank_data(seed);
   auto images =
       (0.6 * templates.index_select(0, labels) + 0.4 * torch::rand({pool, 3, c.image_size, c.image_size}, f32));
   auto mean = torch::tensor({0.485, 0.456, 0.406}, f32).view({1, 3, 1, 1});
@@ -64,8 +68,9 @@ class VitWorkload : public Workload {
     if (std::string why = cfg_.problem(); !why.empty()) throw std::invalid_argument("vit: " + why);
     if (batch_ < 1 || pool_batches_ < 1)
       throw std::invalid_argument("vit: --batch-size and --pool-batches must be >= 1");
-    const bool cuda = s.device().is_cuda();
-    auto [images, labels] = device_image_pool(cfg_, pool_batches_ * batch_, s.device());
+    DataParallelRun ranks(s, t_.ranks, "vit");
+    const bool cuda = ranks.device().is_cuda();
+    auto [images, labels] = device_image_pool(cfg_, pool_batches_ * batch_, ranks.device(), ranks, s.seed());
     s.set_dataset({{"name", "device_images"},
                    {"synthetic", true},
                    {"images", pool_batches_ * batch_},
@@ -73,7 +78,7 @@ class VitWorkload : public Workload {
                    {"image_size", cfg_.image_size}});
 
     Vit model(cfg_);
-    model->to(s.device());
+    model->to(ranks.device());
     s.set_model(*model);
     record_transformer_setup(s, cuda,
                              {{"image_size", cfg_.image_size},
@@ -85,8 +90,10 @@ class VitWorkload : public Workload {
                               {"classes", cfg_.classes},
                               {"batch_size", batch_}});
 
-    AdamWTrainer trainer(*model, t_.h, cuda);
     MeasuredSteps m = t_.measured(cfg_.classes, batch_);
+    ranks.attach(model->parameters(), m.units_per_step);
+    m.ranks = &ranks;
+    AdamWTrainer trainer(*model, t_.h, cuda, &ranks);
     m.flops_per_unit = vit_flops_per_image(*model);
     m.mfu_formula =
         "6 x patch-embedding parameters x patches + 6 x block parameters x tokens + 6 x head parameters + "

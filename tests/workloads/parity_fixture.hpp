@@ -122,7 +122,7 @@ void expect_adamw_losses_and_resume(const ParityFiles& f, const AdamWHyper& h, d
   double worst = 0;
   for (int64_t k = 0; k < int64_t(ref.size()); ++k) {
     if (k == 5) torch::save(m, dir.str() + "/model.pt"), torch::save(t.optimizer(), dir.str() + "/opt.pt");
-    ours.push_back(t.step([&] { return loss_at(m, k); }, k).second);
+    ours.push_back(t.step([&] { return loss_at(m, k); }, k)->second);
     worst = std::max(worst, std::fabs(ours.back() - ref[size_t(k)]) / std::fabs(ref[size_t(k)]));
     EXPECT_NEAR(ours.back(), ref[size_t(k)], tolerance * std::fabs(ref[size_t(k)])) << "step " << k;
   }
@@ -133,7 +133,7 @@ void expect_adamw_losses_and_resume(const ParityFiles& f, const AdamWHyper& h, d
   AdamWTrainer t2(*m2, h, false);
   torch::load(t2.optimizer(), dir.str() + "/opt.pt");
   for (int64_t k = 5; k < int64_t(ref.size()); ++k)
-    EXPECT_EQ(t2.step([&] { return loss_at(m2, k); }, k).second, ours[size_t(k)])
+    EXPECT_EQ(t2.step([&] { return loss_at(m2, k); }, k)->second, ours[size_t(k)])
         << "step " << k << " after the reload";
 }
 

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "data/dataset.hpp"
+#include "workloads/token_loader.hpp"
 #include "test_support.hpp"
 
 using namespace milabench;
@@ -135,4 +136,38 @@ TEST(TokenShards, TheTinyDatasetIsInTheTableAndMadeWhenAbsent) {
   const ShardFiles f = list_token_shards(root.str() + "/llmc_tiny256");
   EXPECT_EQ(read_token_shard(f.train[0], 256).size(), 80000u);
   ASSERT_NE(find_dataset("llmc_gpt2"), nullptr);
+}
+
+// llm.c's DistributedDataLoader: rank r of W starts at B*T*r and advances by
+// B*T*W, so the ranks read disjoint batches; a shard too short for one step
+// of every rank is refused with its name.
+TEST(TokenLoader, EachRankReadsItsOwnBatchesAndWrapsWithTheOthers) {
+  TempDir dir("loader_ranks");
+  std::vector<uint32_t> tokens(40);
+  for (uint32_t i = 0; i < tokens.size(); ++i) tokens[i] = i;
+  write_token_shard(dir.str() + "/t_val_000000.bin", {0, 1}, ShardFormat::Gpt2);
+  write_token_shard(dir.str() + "/t_train_000001.bin", tokens, ShardFormat::Gpt2);
+  auto first = [](const torch::Tensor& t) { return t.flatten()[0].item<int64_t>(); };
+  const torch::Device cpu(torch::kCPU);
+  TokenLoader r0(dir.str(), 256, 2, 3, cpu, "make it", 0, 2), r1(dir.str(), 256, 2, 3, cpu, "make it", 1, 2);
+  auto [x0, y0] = r0.next();
+  auto [x1, y1] = r1.next();
+  EXPECT_TRUE(torch::equal(x0, torch::arange(0, 6).view({2, 3})));
+  EXPECT_TRUE(torch::equal(y0, torch::arange(1, 7).view({2, 3})));
+  EXPECT_TRUE(torch::equal(x1, torch::arange(6, 12).view({2, 3})));
+  EXPECT_TRUE(torch::equal(y1, torch::arange(7, 13).view({2, 3})));
+  EXPECT_EQ(first(r0.next().first), 12);  // advanced by B*T*W
+  EXPECT_EQ(first(r1.next().first), 18);
+  // Rank 1 is now at 30: the next step of every rank (12 + 1 tokens) would run
+  // past the shard, so it starts it again at its offset.
+  EXPECT_EQ(first(r1.next().first), 6);
+  EXPECT_EQ(r1.wraps(), 1);
+  // One rank alone reads from 0 by B*T, as before.
+  TokenLoader alone(dir.str(), 256, 2, 3, cpu, "make it");
+  alone.next();
+  EXPECT_EQ(first(alone.next().first), 6);
+  // 40 tokens cannot hold one step of 7 ranks (7 x 6 + 1).
+  std::string why = refusal([&] { TokenLoader(dir.str(), 256, 2, 3, cpu, "make it", 0, 7); });
+  EXPECT_NE(why.find("t_train_000001.bin: 40 tokens, fewer than one step (43 over 7 ranks)"), std::string::npos)
+      << why;
 }

@@ -150,7 +150,7 @@ PY
 python3 - "$build/compile_commands.json" "$poison" "$gloo_root/usr/include" <<'PY'
 import json, shlex, subprocess, sys
 db, poison, gloo = sys.argv[1:4]
-entry = next(e for e in json.load(open(db)) if e["file"].endswith("src/workloads/data_parallel.cpp"))
+entry = next(e for e in json.load(open(db)) if e["file"].endswith("src/training/data_parallel.cpp"))
 args = shlex.split(entry["command"])
 out = args.index("-o")
 del args[out:out + 2]

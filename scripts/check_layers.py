@@ -27,12 +27,13 @@ LAYERS = {
     "envs": ({"sys"}, False),
     "data": ({"sys", "fetch", "results", "compat"}, True),
     "models": ({"sys", "compat"}, True),
+    "training": ({"sys", "compat", "data", "models", "measure", "launch", "results", "devices", "generated"}, True),
     "workloads": ({"sys", "compat", "data", "envs", "models", "measure", "launch", "monitor", "results",
-                   "devices", "generated"}, True),
+                   "devices", "generated", "training"}, True),
     "run": ({"sys", "compat", "data", "devices", "envs", "launch", "measure", "models", "monitor", "results",
-             "workloads"}, True),
+             "training", "workloads"}, True),
     "cli": ({"sys", "compat", "data", "devices", "fetch", "launch", "measure", "monitor", "report", "results",
-             "run", "store", "suite", "workloads"}, False),
+             "run", "store", "suite", "training", "workloads"}, False),
 }
 CORE = [f for f, (_, torch) in LAYERS.items() if not torch and f not in ("cli",)]
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

@@ -4,7 +4,7 @@
 // opt-in reduced decode (Decode::reduced) decodes only the region the crop
 // needs at the smallest DCT scale still at least the output size: less work
 // than the original, so a workload that offers it records it in its result
-// (workloads/image_input.hpp). No torch here: a transform
+// (training/image_input.hpp). No torch here: a transform
 // writes into a float buffer the loader owns (data/image_loader.hpp).
 // Transforms are shared by all loader threads: apply() must be const and
 // thread-safe (scratch memory is thread-local).

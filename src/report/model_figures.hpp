@@ -1,6 +1,6 @@
 // Model figures: MFU and peak memory as the 2026 workloads record them
 // (metrics.mfu = {value, peak, why, ...}, metrics.peak_memory = {bytes,
-// source}; src/workloads/device_peaks.hpp), carried from the results through
+// source}; src/training/device_peaks.hpp), carried from the results through
 // the summary (per test key "model") to the report's "model figures" table.
 // Tests whose results record neither have no "model" key and no row.
 #pragma once

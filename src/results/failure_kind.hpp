@@ -21,7 +21,7 @@ enum class FailureKind {
   NotStarted,         // the suite was stopped before it started
   GroupMemberFailed,  // stopped because another rank of its group failed
   // Readers classify a success with bad numbers as BadResult; a run writes it
-  // itself when its loss canary fails (workloads/loss_canary.hpp).
+  // itself when its loss canary fails (training/loss_canary.hpp).
   BadResult,  // success true but a NaN metric or no usable rates; or a failed loss canary
   BadData,    // success true but it skipped more than kMaxSkippedInputShare of its inputs (result_record.hpp)
   Unknown,    // a failed result without a (known) kind

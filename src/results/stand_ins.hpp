@@ -2,7 +2,7 @@
 // Stand-ins: what a run used in place of the original's environment or data.
 // A result made on one measures different work from the original's, so its
 // rate is not comparable with the 2020 baselines. The one owner of the
-// names, the result key and their wording: writers (workloads/session via
+// names, the result key and their wording: writers (training/session via
 // the dataset provenance) and readers (results/result_record, the report)
 // go through here. The report shows them beside the test's numbers, as it
 // shows opt-in shortcuts (metrics.shortcuts).

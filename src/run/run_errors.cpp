@@ -8,8 +8,8 @@
 #include <string>
 
 #include "data/data_error.hpp"
-#include "workloads/loss_canary.hpp"
-#include "workloads/nonfinite_loss.hpp"
+#include "training/loss_canary.hpp"
+#include "training/nonfinite_loss.hpp"
 
 namespace milabench {
 

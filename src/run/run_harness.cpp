@@ -27,11 +27,12 @@
 #include "results/result_record.hpp"
 #include "results/unsaved.hpp"
 #include "results/version.hpp"
+#include "results/workload_outputs.hpp"
 #include "run/result_keys.hpp"
 #include "run/run_app.hpp"
 #include "run/run_errors.hpp"
 #include "run/torch_init.hpp"
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {
@@ -154,14 +155,14 @@ nlohmann::json run_timings(const std::optional<RateMeter>& meter, const std::opt
   nlohmann::json timings = nlohmann::json::object();
   if (meter) {
     const nlohmann::json metrics =
-        session ? session->extra().value("metrics", nlohmann::json::object()) : nlohmann::json::object();
+        session ? session->outputs().metrics : nlohmann::json::object();
     timings["train"] = train_timing(*meter, metrics, wall_offset);
     if (meter->started()) timings["setup"] = {{"time", meter->first_start() - program_start}};
   }
   timings["program"] = {{"time", mono_s() - program_start}};
-  if (session && session->extra().contains("timings")) {  // per-rank entries (Session::set_timings)
+  if (session && session->outputs().rank_timings) {  // per-rank entries (Session::set_timings)
     timings.erase("train");
-    timings.update(session->extra()["timings"]);
+    timings.update(*session->outputs().rank_timings);
   }
   return timings;
 }
@@ -257,7 +258,7 @@ int run_experiment(const RunOptions& opts) {
   result.update(monitor.stop(), true);
   add_device_keys(result, torch_settings, settings.torch);
   result["inventory"]["torch_threads"] = torch::get_num_threads();
-  if (session) result.update(session->extra(), true);
+  if (session) write_workload_outputs(result, session->outputs());
   result["timings"] = run_timings(meter, session, program_start);
   result["memory"] = {{"rss_peak_mb", peak_rss_mb()}};
   if (!extra.is_null()) result.update(extra, true);

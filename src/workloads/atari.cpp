@@ -17,8 +17,8 @@
 #include "models/atari_cnn.hpp"
 #include "results/stand_ins.hpp"
 #include "sys/cpus.hpp"
-#include "workloads/ppo.hpp"
-#include "workloads/session.hpp"
+#include "training/ppo.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

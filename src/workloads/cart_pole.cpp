@@ -12,7 +12,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

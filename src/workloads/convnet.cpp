@@ -8,16 +8,16 @@
 // apex, in its order: SGD built over the float32 parameters, then the model
 // halved in place (BatchNorm stays float32), so apex kept no master weights
 // and SGD steps the float16 weights; apex's dynamic loss scale
-// (workloads/mixed_precision.hpp, docs/fidelity.md). On CPU bfloat16 autocast.
+// (training/mixed_precision.hpp, docs/fidelity.md). On CPU bfloat16 autocast.
 #include <torch/torch.h>
 
 #include <optional>
 #include <stdexcept>
 
 #include "models/resnet.hpp"
-#include "workloads/image_input.hpp"
-#include "workloads/mixed_precision.hpp"
-#include "workloads/session.hpp"
+#include "training/image_input.hpp"
+#include "training/mixed_precision.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

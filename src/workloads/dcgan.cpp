@@ -15,8 +15,8 @@
 #include <stdexcept>
 
 #include "data/center_crop_transforms.hpp"
-#include "workloads/image_input.hpp"
-#include "workloads/session.hpp"
+#include "training/image_input.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

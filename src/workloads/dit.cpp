@@ -7,7 +7,7 @@
 // DiT's class dropout (the label becomes the null class with probability
 // --class-dropout), x_t from DDPM's linear schedule, and the loss
 // MSE(model(x_t, t, y), noise). One step: AdamWTrainer
-// (workloads/transformer_training.hpp): the loss under bf16 autocast on CUDA
+// (training/transformer_training.hpp): the loss under bf16 autocast on CUDA
 // (float32 on the CPU), AdamW, clip 1.0, then the loss and the norm read on
 // the host. Every draw comes from torch's default generators (seeded by the
 // harness). Count unit: images, B per step. Beside the rate: MFU
@@ -21,8 +21,8 @@
 
 #include <stdexcept>
 
-#include "workloads/session.hpp"
-#include "workloads/transformer_training.hpp"
+#include "training/session.hpp"
+#include "training/transformer_training.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

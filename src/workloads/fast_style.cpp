@@ -20,8 +20,8 @@
 #include "data/jpeg.hpp"
 #include "models/transformer_net.hpp"
 #include "models/vgg.hpp"
-#include "workloads/image_input.hpp"
-#include "workloads/session.hpp"
+#include "training/image_input.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

@@ -8,9 +8,9 @@
 // parameters only), then the loss and the gradient norm read on the host
 // (train_gpt2.py's `loss.item()` and its printed norm). Count unit: tokens,
 // B*T per step. Beside the rate: MFU (llm.c's 6N + 6LCT per token over the
-// device's dense bf16 peak, workloads/device_peaks.hpp), peak memory, and
-// the loss canary (workloads/loss_canary.hpp); the step and the loop are
-// workloads/transformer_training.hpp's: a failed canary is a FAIL of
+// device's dense bf16 peak, training/device_peaks.hpp), peak memory, and
+// the loss canary (training/loss_canary.hpp); the step and the loop are
+// training/transformer_training.hpp's: a failed canary is a FAIL of
 // kind bad_result.
 #include "models/gpt2.hpp"
 
@@ -18,9 +18,9 @@
 
 #include <stdexcept>
 
-#include "workloads/session.hpp"
-#include "workloads/token_loader.hpp"
-#include "workloads/transformer_training.hpp"
+#include "training/session.hpp"
+#include "training/token_loader.hpp"
+#include "training/transformer_training.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

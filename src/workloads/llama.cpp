@@ -10,7 +10,7 @@
 // the gradient norm read on the host. Count unit: tokens, B*T per step.
 // Beside the rate: MFU (6N + 6LCT per token over the device's dense bf16
 // peak), peak memory and the loss canary; the step and the loop are
-// workloads/transformer_training.hpp's: a failed canary is a FAIL of kind
+// training/transformer_training.hpp's: a failed canary is a FAIL of kind
 // bad_result.
 #include "models/llama.hpp"
 
@@ -18,9 +18,9 @@
 
 #include <stdexcept>
 
-#include "workloads/session.hpp"
-#include "workloads/token_loader.hpp"
-#include "workloads/transformer_training.hpp"
+#include "training/session.hpp"
+#include "training/token_loader.hpp"
+#include "training/transformer_training.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

@@ -9,8 +9,8 @@
 #include <torch/cuda.h>
 #include <torch/torch.h>
 
-#include "workloads/image_input.hpp"
-#include "workloads/session.hpp"
+#include "training/image_input.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

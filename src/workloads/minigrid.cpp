@@ -12,9 +12,9 @@
 #include "envs/parallel.hpp"
 #include "envs/unlock_pickup.hpp"
 #include "models/babyai_acmodel.hpp"
-#include "workloads/init_torch_defaults.hpp"
-#include "workloads/ppo.hpp"
-#include "workloads/session.hpp"
+#include "training/init_torch_defaults.hpp"
+#include "training/ppo.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

@@ -4,7 +4,7 @@
 // and the update is plain p -= 0.01 * grad by hand. Counts --batch-size per step.
 #include <torch/torch.h>
 
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

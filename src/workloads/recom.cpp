@@ -14,7 +14,7 @@
 #include "data/movielens.hpp"
 #include "data/ncf_sampler.hpp"
 #include "models/neumf.hpp"
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

@@ -11,8 +11,8 @@
 
 #include "data/center_crop_transforms.hpp"
 #include "models/subpixel.hpp"
-#include "workloads/image_input.hpp"
-#include "workloads/session.hpp"
+#include "training/image_input.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

@@ -4,7 +4,7 @@
 // cross-entropy and SGD(lr 0.01, momentum 0.9), data-parallel over the ranks
 // of the rendezvous (launch/rendezvous.hpp) as DistributedDataParallel does
 // it: bucketed gradient allreduce started from backward hooks, overlapped
-// with the rest of backward (workloads/data_parallel.hpp; Gloo on CPU, NCCL
+// with the rest of backward (training/data_parallel.hpp; Gloo on CPU, NCCL
 // on CUDA). Counts --batch-size images of this rank per step; no per-step
 // host read of the loss (the original logs only world_size).
 // Every rank measures itself; rank 0 gathers the ranks' timings and writes
@@ -17,9 +17,9 @@
 #include <stdexcept>
 
 #include "models/alexnet.hpp"
-#include "workloads/data_parallel_run.hpp"
-#include "workloads/mixed_precision.hpp"
-#include "workloads/session.hpp"
+#include "training/data_parallel_run.hpp"
+#include "training/mixed_precision.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

@@ -4,7 +4,7 @@
 // fixed as the original). The input pipeline (full-resolution decode, random
 // crop, flip, resize to 300, colour jitter, normalisation, box matching) runs
 // on 4 loader threads, the original's DataLoader(num_workers=4) whatever
-// --workers says (workloads/ssd_input.hpp); torch's threads are --workers or
+// --workers says (training/ssd_input.hpp); torch's threads are --workers or
 // 1 (the profile gives none: 1). As the original's loop, each timed block
 // fetches a batch, makes the images require gradients (backward also computes
 // the input's gradient), trains, reads the loss three times (loss.item() in
@@ -17,9 +17,9 @@
 
 #include "models/ssd300.hpp"
 #include "models/ssd_loss.hpp"
-#include "workloads/image_input.hpp"
-#include "workloads/session.hpp"
-#include "workloads/ssd_input.hpp"
+#include "training/image_input.hpp"
+#include "training/session.hpp"
+#include "training/ssd_input.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

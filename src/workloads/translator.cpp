@@ -17,9 +17,9 @@
 #include "data/length_bucketing.hpp"
 #include "data/wmt16.hpp"
 #include "models/gnmt.hpp"
-#include "workloads/init_torch_defaults.hpp"
-#include "workloads/mixed_precision.hpp"
-#include "workloads/session.hpp"
+#include "training/init_torch_defaults.hpp"
+#include "training/mixed_precision.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

@@ -11,7 +11,7 @@
 #include <stdexcept>
 
 #include "data/mnist.hpp"
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

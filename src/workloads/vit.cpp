@@ -6,7 +6,7 @@
 // then normalised with ImageNet's mean and std; labels cycle through the
 // classes in a seeded order. Steps take the pool's batches in turn, so the
 // model can learn (the loss canary needs a loss that falls). One step:
-// AdamWTrainer (workloads/transformer_training.hpp): cross-entropy of the
+// AdamWTrainer (training/transformer_training.hpp): cross-entropy of the
 // logits under bf16 autocast on CUDA (float32 on the CPU), AdamW, clip 1.0,
 // then the loss and the norm read on the host. Count unit: images, B per step.
 // Beside the rate: MFU (vit_flops_per_image over the device's dense bf16
@@ -19,8 +19,8 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "workloads/session.hpp"
-#include "workloads/transformer_training.hpp"
+#include "training/session.hpp"
+#include "training/transformer_training.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

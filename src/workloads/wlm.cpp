@@ -16,7 +16,7 @@
 // padded to a multiple of 8 on every device. On CUDA the whole model is
 // float16 and apex's FP16_Optimizer is reproduced: static loss scale 128,
 // float32 master weights, master gradients clipped, SGD on the masters
-// (workloads/mixed_precision.hpp). On CPU: bfloat16 autocast, no scaling.
+// (training/mixed_precision.hpp). On CPU: bfloat16 autocast, no scaling.
 #include <torch/torch.h>
 
 #include <optional>
@@ -24,8 +24,8 @@
 
 #include "data/wikitext2.hpp"
 #include "models/rnn_model.hpp"
-#include "workloads/mixed_precision.hpp"
-#include "workloads/session.hpp"
+#include "training/mixed_precision.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {

@@ -18,6 +18,8 @@
 #include "results/result_name.hpp"
 #include "results/result_scan.hpp"
 #include "results/version.hpp"
+#include "results/stand_ins.hpp"
+#include "results/workload_outputs.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -104,6 +106,35 @@ TEST(ResultRecord, SubJobUnderEitherSpellingIsNotCounted) {
   EXPECT_FALSE(parse_result_record(a)->counted());
   EXPECT_FALSE(parse_result_record(b)->counted());
   EXPECT_FALSE(parse_result_record(test::result_record("s.t", nullptr, "0", {1}))->counted());
+}
+
+// What a workload adds (Session's typed outputs) reads back through the
+// typed record: metrics merged over the harness's, the stand-in derived from
+// the dataset, the distributed block's world size, a rank's sub-job mark.
+TEST(ResultRecord, WorkloadOutputsReadBackThroughTheTypedRecord) {
+  json doc = test::result_record("s.t", "0.1", "0", {1, 2, 3});
+  doc["metrics"] = {{"from_harness", 1}};
+  WorkloadOutputs w;
+  w.metrics = {{"loss", 2.5}, {"world_size", 2}};
+  w.model_parameters = 42;
+  w.dataset = json{{"name", "pong"}, {"stand_in", kPongLikeGame}};
+  w.distributed = json{{"rank", 1}, {"world_size", 2}};
+  w.sub_job = true;
+  write_workload_outputs(doc, w);
+  auto r = parse_result_record(doc);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->metrics, (json{{"from_harness", 1}, {"loss", 2.5}, {"world_size", 2}}));
+  EXPECT_EQ(doc["model"]["parameters"], 42);
+  EXPECT_EQ(r->stand_ins, (std::vector<std::string>{kPongLikeGame}));
+  EXPECT_EQ(r->world_size, 2);
+  EXPECT_TRUE(r->sub_job);
+  EXPECT_FALSE(r->counted());
+  EXPECT_EQ(r->pergpu_device(), "");  // a group of two is no one device's result
+  // Nothing set: the document is left as it was.
+  json plain = test::result_record("s.t", "0.1", "0", {1});
+  const json before = plain;
+  write_workload_outputs(plain, WorkloadOutputs{});
+  EXPECT_EQ(plain, before);
 }
 
 TEST(ResultRecord, GroupsTheOriginalsGpuProgressionByDeviceCount) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The 2026 workloads data-parallel on this CPU machine, through the code path
-# scaling uses (workloads/data_parallel_run.hpp): `milarun jobs --devices 2`
+# scaling uses (training/data_parallel_run.hpp): `milarun jobs --devices 2`
 # runs each of gpt2, llama, vit and dit as a gpu-progression test (K = 1 and
 # 2 ranks, Gloo over loopback, one CPU partition per rank). Rank 0's result
 # holds train_0 and train_1 and the group's metrics; both ranks ran the same
@@ -28,7 +28,7 @@ print(json.dumps(out))
 PY
 "$MILARUN" dataset --profile tiny.json -d "$work/data" > dataset.log 2>&1 || fail "dataset: $(tail -n 5 dataset.log)"
 rc=0
-"$MILARUN" jobs tiny.json -d "$work/data" -o out --devices 2 -- --sample-duration 0.05 > jobs.log 2>&1 || rc=$?
+"$MILARUN" jobs tiny.json -d "$work/data" -o out --devices 2 -- --sample-duration 0.01 > jobs.log 2>&1 || rc=$?
 cat jobs.log
 [ $rc = 0 ] || fail "jobs exited $rc; logs: $(tail -n 5 out/logs/*)"
 grep -q "total: 12 processes, 0 failed" jobs.log || fail "total line"
@@ -62,5 +62,6 @@ import json; s = json.load(open('summary.json'))
 for name in ('gpt2', 'llama', 'vit', 'dit'):
     g = s['tiny.%s.2' % name]
     assert g['train']['n'] == 2 and g['n'] == 1 and g['failures'] == 0, g
+    assert s['tiny.%s.1' % name]['failures'] == 0, s['tiny.%s.1' % name]
 " || fail "summary contents: $(cat summary.json)"
 echo "data_parallel_2026_test: OK"

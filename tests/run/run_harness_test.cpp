@@ -9,7 +9,7 @@
 #include "run/run_app.hpp"
 #include "run/run_errors.hpp"
 #include "run/torch_init.hpp"
-#include "workloads/nonfinite_loss.hpp"
+#include "training/nonfinite_loss.hpp"
 #include "workloads/workload.hpp"
 
 using namespace milabench;

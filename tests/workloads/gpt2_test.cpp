@@ -9,7 +9,7 @@
 
 #include "lm_checks.hpp"
 #include "models/attention.hpp"
-#include "workloads/transformer_training.hpp"
+#include "training/transformer_training.hpp"
 
 using namespace milabench;
 using milabench::test::run_workload;

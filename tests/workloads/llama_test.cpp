@@ -13,7 +13,7 @@
 #include "data/dataset.hpp"
 #include "data/token_shards.hpp"
 #include "lm_checks.hpp"
-#include "workloads/transformer_training.hpp"
+#include "training/transformer_training.hpp"
 
 using namespace milabench;
 using milabench::test::run_workload;

@@ -1,7 +1,7 @@
 // The mixed-precision module (loss scaling policies, master weights, clipping,
 // autocast scope) on the CPU, and the paths that need CUDA (float16 training,
 // pinned copies, NCCL, the meter's device sync), which skip without a GPU.
-#include "workloads/mixed_precision.hpp"
+#include "training/mixed_precision.hpp"
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -16,8 +16,8 @@
 #include "measure/rate_meter.hpp"
 #include "run/run_app.hpp"
 #include "test_support.hpp"
-#include "workloads/data_parallel.hpp"
-#include "workloads/session.hpp"
+#include "training/data_parallel.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench {
@@ -280,7 +280,7 @@ CudaRun train_on_cuda(PreparedRun& p, const std::string& dataroot) {
   Session s(meter, torch::Device(torch::kCUDA, 0), dataroot, p.settings.torch.workers, p.settings.torch.seed);
   p.workload->run(s);
   out.count = meter.count();
-  out.extra = s.extra();
+  out.extra = test::outputs_json(s);
   return out;
 }
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "test_support.hpp"
-#include "workloads/transformer_training.hpp"
+#include "training/transformer_training.hpp"
 
 namespace milabench::test {
 

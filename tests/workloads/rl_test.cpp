@@ -14,8 +14,8 @@
 #include "models/babyai_acmodel.hpp"
 #include "sys/cpus.hpp"
 #include "test_support.hpp"
-#include "workloads/ppo.hpp"
-#include "workloads/session.hpp"
+#include "training/ppo.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 using namespace milabench;

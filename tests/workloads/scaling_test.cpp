@@ -9,7 +9,7 @@
 #include "measure/stop_schedule.hpp"
 #include "models/alexnet.hpp"
 #include "test_support.hpp"
-#include "workloads/data_parallel.hpp"
+#include "training/data_parallel.hpp"
 
 using namespace milabench;
 

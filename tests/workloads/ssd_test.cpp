@@ -13,7 +13,7 @@
 #include "models/ssd_boxes.hpp"
 #include "models/ssd_loss.hpp"
 #include "test_support.hpp"
-#include "workloads/ssd_input.hpp"
+#include "training/ssd_input.hpp"
 
 using namespace milabench;
 using namespace milabench::test;

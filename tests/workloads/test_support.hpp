@@ -15,7 +15,7 @@
 
 #include "measure/rate_meter.hpp"
 #include "run/run_app.hpp"
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace milabench::test {
@@ -52,6 +52,15 @@ struct OneThread {
 // intra-op thread (tests share a small CI machine), until `max_count`. A slice
 // closes on (nearly) every step so the loss is read and checked each time.
 // Exceptions from the workload propagate.
+// What a run wrote into its result (as the harness writes it), with the
+// ranks' "timings" entries when it set them.
+inline nlohmann::json outputs_json(const Session& s) {
+  nlohmann::json j = nlohmann::json::object();
+  write_workload_outputs(j, s.outputs());
+  if (s.outputs().rank_timings) j["timings"] = *s.outputs().rank_timings;
+  return j;
+}
+
 inline RunOutcome run_workload(const std::string& name, std::vector<std::string> args, int64_t max_count,
                                const std::string& dataroot = "") {
   torch::manual_seed(0);
@@ -73,7 +82,7 @@ inline RunOutcome run_workload(const std::string& name, std::vector<std::string>
   meter.start();
   Session s(meter, torch::Device(torch::kCPU), dataroot, settings.torch.workers, settings.torch.seed);
   w->run(s);
-  return {meter.count(), s.extra()};
+  return {meter.count(), outputs_json(s)};
 }
 
 inline void expect_finite_loss(const RunOutcome& r) {

@@ -10,7 +10,7 @@
 #include <map>
 
 #include "data/dataset.hpp"
-#include "workloads/token_loader.hpp"
+#include "training/token_loader.hpp"
 #include "test_support.hpp"
 
 using namespace milabench;

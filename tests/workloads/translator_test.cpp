@@ -20,7 +20,7 @@
 #include "measure/rate_meter.hpp"
 #include "models/gnmt.hpp"
 #include "test_support.hpp"
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace fs = std::filesystem;

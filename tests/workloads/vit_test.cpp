@@ -10,7 +10,7 @@
 #include "models/attention.hpp"
 #include "run/run_errors.hpp"
 #include "test_support.hpp"
-#include "workloads/transformer_training.hpp"
+#include "training/transformer_training.hpp"
 
 using namespace milabench;
 using milabench::test::run_workload;

@@ -22,7 +22,7 @@
 #include "models/rnn_model.hpp"
 #include "sys/cpus.hpp"
 #include "test_support.hpp"
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace fs = std::filesystem;

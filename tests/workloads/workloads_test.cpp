@@ -11,7 +11,7 @@
 #include "envs/cart_pole.hpp"
 #include "measure/rate_meter.hpp"
 #include "test_support.hpp"
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 #include "workloads/workload.hpp"
 
 namespace fs = std::filesystem;

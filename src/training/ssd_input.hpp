@@ -15,7 +15,7 @@
 #include "data/image_loader.hpp"
 #include "data/image_transform.hpp"
 #include "models/ssd_boxes.hpp"
-#include "workloads/image_input.hpp"
+#include "training/image_input.hpp"
 
 namespace milabench {
 

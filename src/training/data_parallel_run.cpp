@@ -1,4 +1,4 @@
-#include "workloads/data_parallel_run.hpp"
+#include "training/data_parallel_run.hpp"
 
 #include <fmt/format.h>
 #include <torch/cuda.h>
@@ -7,7 +7,7 @@
 #include <chrono>
 #include <stdexcept>
 
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 
 namespace milabench {
 

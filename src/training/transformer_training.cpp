@@ -1,4 +1,4 @@
-#include "workloads/transformer_training.hpp"
+#include "training/transformer_training.hpp"
 
 #include <chrono>
 #include <cmath>
@@ -7,9 +7,9 @@
 #include "data/dataset.hpp"
 #include "data/manifest.hpp"
 #include "models/attention.hpp"
-#include "workloads/device_peaks.hpp"
-#include "workloads/mixed_precision.hpp"
-#include "workloads/session.hpp"
+#include "training/device_peaks.hpp"
+#include "training/mixed_precision.hpp"
+#include "training/session.hpp"
 
 namespace milabench {
 

@@ -1,4 +1,4 @@
-#include "workloads/ppo.hpp"
+#include "training/ppo.hpp"
 
 namespace milabench {
 

@@ -1,12 +1,10 @@
-#include "workloads/session.hpp"
-
-#include "results/stand_ins.hpp"
+#include "training/session.hpp"
 
 #include <cmath>
 #include <stdexcept>
 
 #include "measure/rate_meter.hpp"
-#include "workloads/nonfinite_loss.hpp"
+#include "training/nonfinite_loss.hpp"
 
 namespace milabench {
 
@@ -25,7 +23,7 @@ bool Session::step(int64_t n, const torch::Tensor& loss) {
     if (!std::isfinite(value))
       throw NonFiniteLoss("non-finite loss (" + std::to_string(value) + ") after " + std::to_string(meter_.count()) +
                           " examples");
-    extra_["metrics"]["loss"] = value;
+    outputs_.metrics["loss"] = value;
     read = value;
   }
   if (closed && on_slice_) on_slice_(meter_.count(), meter_.last_rate(), read);
@@ -49,8 +47,8 @@ nlohmann::json Session::finish_meter() {
 }
 
 void Session::set_distributed(const nlohmann::json& info, bool counted) {
-  extra_["distributed"] = info;
-  if (!counted) extra_["sub_job"] = true;
+  outputs_.distributed = info;
+  outputs_.sub_job = !counted;
 }
 
 void Session::set_model(const torch::nn::Module& model) {
@@ -60,15 +58,13 @@ void Session::set_model(const torch::nn::Module& model) {
 }
 
 void Session::set_model_parameters(int64_t count) {
-  model_parameters_ = count;
-  extra_["model"]["parameters"] = count;
+  outputs_.model_parameters = count;
 }
 
 void Session::set_dataset(const nlohmann::json& provenance) {
-  extra_["dataset"] = provenance;
-  extra_[kStandInsKey] = stand_ins_of_provenance(provenance);
+  outputs_.dataset = provenance;
 }
 
-void Session::set_metric(const std::string& key, const nlohmann::json& value) { extra_["metrics"][key] = value; }
+void Session::set_metric(const std::string& key, const nlohmann::json& value) { outputs_.metrics[key] = value; }
 
 }  // namespace milabench

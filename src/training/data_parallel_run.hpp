@@ -2,7 +2,7 @@
 // code path of every workload that trains over ranks (scaling, and the 2026
 // transformers with --devices N or on Slurm): where the rank meets the
 // others (flags, else the launcher's environment), which device it trains
-// on, the gradient group (workloads/data_parallel.hpp), the stop vote read
+// on, the gradient group (training/data_parallel.hpp), the stop vote read
 // only on agreed check steps (measure/stop_schedule.hpp), and rank 0's
 // result carrying every rank's timings (the original's sub-job merge).
 //
@@ -25,7 +25,7 @@
 
 #include "launch/rendezvous.hpp"
 #include "measure/stop_schedule.hpp"
-#include "workloads/data_parallel.hpp"
+#include "training/data_parallel.hpp"
 
 namespace milabench {
 

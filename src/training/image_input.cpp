@@ -1,8 +1,8 @@
-#include "workloads/image_input.hpp"
+#include "training/image_input.hpp"
 
 #include "data/image_datasets.hpp"
 #include "data/manifest.hpp"
-#include "workloads/session.hpp"
+#include "training/session.hpp"
 
 namespace milabench {
 

@@ -1,4 +1,4 @@
-#include "workloads/mixed_precision.hpp"
+#include "training/mixed_precision.hpp"
 
 #include <algorithm>
 #include <cmath>

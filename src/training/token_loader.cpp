@@ -1,4 +1,4 @@
-#include "workloads/token_loader.hpp"
+#include "training/token_loader.hpp"
 
 #include <algorithm>
 

@@ -11,7 +11,7 @@
 //   - TrainingOptions and open_token_loader: the command-line options and
 //     the data setup the language-model workloads share.
 // Data-parallel: each workload trains through a DataParallelRun
-// (workloads/data_parallel_run.hpp), the one rank code path it shares with
+// (training/data_parallel_run.hpp), the one rank code path it shares with
 // scaling. In a world of one rank it trains plainly (no bucket copies, no
 // group); with --devices N (a gpu-progression profile entry) or on Slurm,
 // gradients are averaged over the ranks by bucketed all-reduce during
@@ -28,10 +28,10 @@
 #include <utility>
 #include <vector>
 
-#include "workloads/data_parallel_run.hpp"
-#include "workloads/loss_canary.hpp"
-#include "workloads/session.hpp"
-#include "workloads/token_loader.hpp"
+#include "training/data_parallel_run.hpp"
+#include "training/loss_canary.hpp"
+#include "training/session.hpp"
+#include "training/token_loader.hpp"
 
 namespace milabench {
 

@@ -1,4 +1,4 @@
-#include "workloads/ssd_input.hpp"
+#include "training/ssd_input.hpp"
 
 #include <algorithm>
 #include <array>
@@ -10,8 +10,8 @@
 #include "data/coco.hpp"
 #include "data/dataset.hpp"
 #include "data/manifest.hpp"
-#include "workloads/image_input.hpp"
-#include "workloads/session.hpp"
+#include "training/image_input.hpp"
+#include "training/session.hpp"
 
 namespace milabench {
 namespace {

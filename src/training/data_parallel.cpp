@@ -1,4 +1,4 @@
-#include "workloads/data_parallel.hpp"
+#include "training/data_parallel.hpp"
 
 // Gloo only where libtorch ships its headers (cmake/TorchLayout.cmake):
 // PyTorch's pip wheel has Gloo inside libtorch but no gloo/*.h.

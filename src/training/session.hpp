@@ -17,6 +17,7 @@
 #include <string>
 
 #include "measure/stop_schedule.hpp"
+#include "results/workload_outputs.hpp"
 
 namespace milabench {
 
@@ -42,7 +43,7 @@ class Session {
   // Closes the timed block: n examples done. Returns false once the run is
   // done (--max-count reached and --min-duration timed, or --until-stable).
   // `loss` (may be undefined) is read only when a 0.5 s slice closes; a
-  // non-finite loss throws NonFiniteLoss (workloads/nonfinite_loss.hpp, a
+  // non-finite loss throws NonFiniteLoss (training/nonfinite_loss.hpp, a
   // std::runtime_error): the run's failure kind "nonfinite_loss".
   bool step(int64_t n, const torch::Tensor& loss = {});
 
@@ -72,14 +73,15 @@ class Session {
   // Replaces the result's timings "train" entry by these entries (e.g.
   // {"train_0": ..., "train_1": ...}: every rank of a data-parallel run, as
   // the original's sub-job merge); the summary counts every "train*" key.
-  void set_timings(const nlohmann::json& entries) { extra_["timings"] = entries; }
+  void set_timings(const nlohmann::json& entries) { outputs_.rank_timings = entries; }
 
   // The result's "distributed" block (rank, world_size, backend, ...). A rank
   // whose result is not the group's (counted = false) is marked "sub_job":
   // the summary skips it, rank 0's result carries every rank's timings.
   void set_distributed(const nlohmann::json& info, bool counted);
 
-  const nlohmann::json& extra() const { return extra_; }
+  // What this run adds to its result (the harness writes it).
+  const WorkloadOutputs& outputs() const { return outputs_; }
 
   // Called each time a rate slice closes (count so far, slice rate in
   // examples/s, loss when one was passed). Set by the harness for progress.
@@ -92,8 +94,7 @@ class Session {
   std::string dataroot_;
   int workers_ = 0;
   int64_t seed_ = 1234;
-  nlohmann::json extra_ = nlohmann::json::object();
-  int64_t model_parameters_ = 0;
+  WorkloadOutputs outputs_;
   SliceHook on_slice_;
 };
 

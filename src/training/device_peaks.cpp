@@ -1,4 +1,4 @@
-#include "workloads/device_peaks.hpp"
+#include "training/device_peaks.hpp"
 
 #include <sys/resource.h>
 
@@ -50,7 +50,7 @@ nlohmann::json mfu_metric(const torch::Device& device, double flops_per_unit, do
   const std::string name = cuda_device_name(device);
   const auto peak = dense_bf16_peak(name);
   if (!peak) {
-    m["why"] = "no dense bf16 peak for device '" + name + "' in src/workloads/device_peaks.cpp";
+    m["why"] = "no dense bf16 peak for device '" + name + "' in src/training/device_peaks.cpp";
     return m;
   }
   m["value"] = flops_per_unit * units_per_second / peak->bf16_flops;

@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # The 2026 profile's device command (docs/gpu.md): on the GPU machine, after
 # scripts/gpu-check.sh (same GPU_CHECK_WORK: its build and env.sh are reused;
-# without them it builds first, GPU_CHECK_BUILD_ONLY=1), the transformer
+# without them it builds first, GPU_CHECK_BUILD_ONLY=1), the four 2026
 # workloads at full size on the GPU, each next to its PyTorch eager twin on
 # the same GPU with the same config, precision (bf16 autocast) and attention
-# (SDPA): `milarun run gpt2` (d12, B 64, T 1024, llmc_gpt2 at
-# GPU2026_SCALE) and `milarun run vit` (ViT-B/16, B 256), then
-# bench/python/gpt2.py and vit.py --device cuda --full, then a table of
-# C++ rate, eager rate, ratio, MFU and peak memory per test.
-#   scripts/gpu-2026.sh            # on the GPU machine
+# (SDPA): `milarun run gpt2` (d12, B 64, T 1024, llmc_gpt2, 20 M tokens),
+# `milarun run vit` (ViT-B/16, B 256, 60 000 images), `milarun run llama`
+# (Llama-3.2-1B shape, B 8, T 2048, llmc_llama3, 1 M tokens) and `milarun run
+# dit` (DiT-B/2, B 256, 50 000 images), the token datasets generated at
+# GPU2026_SCALE; each followed by bench/python/TEST.py --device cuda --full;
+# then a table of C++ rate, eager rate, ratio, MFU and peak memory per test.
+#   scripts/gpu-2026.sh            # on the GPU machine (about 4 min on an H200)
 #   scripts/gpu-2026.sh --dry      # CPU, tiny configs: do the runs and the twins still work? (ctest gpu_2026_dry)
 # Env: OUT (default ./gpu-check-out), GPU_CHECK_WORK (default /tmp/gpu-check),
-#      GPU2026_SCALE (llmc_gpt2 scale, default 0.1: 30 M training tokens),
-#      GPU2026_STEPS (twin steps, default 100), PYTHON (default python3; --dry
-#      /usr/bin/python3), MILARUN (--dry: default build/milarun).
+#      GPU2026_SCALE (token dataset scale, default 0.1: 30 M training tokens
+#      each), GPU2026_STEPS (twin steps, default 100), PYTHON (default
+#      python3; --dry /usr/bin/python3), MILARUN (--dry: default build/milarun).
 # Writes $OUT/gpu-2026.txt (the table), $OUT/gpu-2026.log and the results
 # under $OUT/results-2026/. Exit status 0 when every run and twin succeeded.
 set -uo pipefail
@@ -25,6 +27,8 @@ dry=0
 OUT=${OUT:-$repo/gpu-check-out}
 mkdir -p "$OUT"
 status=0
+tests=(gpt2 vit llama dit)
+declare -A args twin  # per test: the run's arguments (no spaces inside one), the twin's rate
 if [ $dry = 1 ]; then
   py=${PYTHON:-/usr/bin/python3}
   milarun=${MILARUN:-$repo/build/milarun}
@@ -34,11 +38,13 @@ if [ $dry = 1 ]; then
   trap 'rm -rf "$work"' EXIT
   device=(--no-cuda)
   twin_args=(--device cpu --threads 1 --warmup 2 --steps ${GPU2026_STEPS:-5})
-  data=llmc_tiny256 scale=0.02
-  gpt2_args=(--dataset llmc_tiny256 --batch-size 4 --seq-len 64 --n-layer 2 --n-embd 64 --n-head 4
-             --vocab-size 256 --padded-vocab-size 256 --max-count 2560)
-  vit_args=(--batch-size 8 --image-size 32 --patch-size 8 --dim 64 --depth 2 --heads 4 --mlp-dim 256
-            --classes 10 --max-count 80)
+  datasets=(llmc_tiny256) scale=0.02
+  lm="--dataset llmc_tiny256 --batch-size 4 --seq-len 64 --n-layer 2 --n-embd 64 --n-head 4 --vocab-size 256"
+  args[gpt2]="$lm --padded-vocab-size 256 --max-count 2560"
+  args[llama]="$lm --n-kv-head 2 --ffn-hidden 192 --max-count 2560"
+  images="--batch-size 8 --dim 64 --depth 2 --heads 4 --mlp-dim 256 --classes 10 --max-count 80"
+  args[vit]="$images --image-size 32 --patch-size 8"
+  args[dit]="$images --input-size 8 --patch-size 2 --in-channels 4"
   run_args=(--stop-at-count --canary-min-steps 100000)
 else
   py=${PYTHON:-python3}
@@ -52,37 +58,39 @@ else
   milarun=$work/build/milarun
   device=(--cuda)
   twin_args=(--device cuda --full --warmup 10 --steps ${GPU2026_STEPS:-100})
-  data=llmc_gpt2 scale=${GPU2026_SCALE:-0.1}
-  gpt2_args=(--max-count 20000000)  # the profile's full-size defaults; about 20 s on an H200
-  vit_args=(--max-count 60000)
+  datasets=(llmc_gpt2 llmc_llama3) scale=${GPU2026_SCALE:-0.1}
+  # The profile's full-size defaults, shorter counts: about 20 s for gpt2 on an H200.
+  args[gpt2]="--max-count 20000000" args[vit]="--max-count 60000"
+  args[llama]="--max-count 1000000" args[dit]="--max-count 50000"  # llama: 62 steps of B 8 x T 2048
   run_args=()
 fi
 exec > >(tee "$OUT/gpu-2026.log") 2>&1
 res=$OUT/results-2026
 mkdir -p "$res"
-"$milarun" dataset "$data" -d "$work/data" --scale "$scale" || { echo "gpu-2026.sh: dataset $data failed"; exit 1; }
-declare -A twin
-for t in gpt2 vit; do
-  args=("${gpt2_args[@]}")
-  [ $t = vit ] && args=("${vit_args[@]}")
-  echo "== milarun run $t ${device[*]} ${args[*]}"
-  "$milarun" run $t -d "$work/data" -o "$res/2026.$t.J0.0.20260101-000000-000000.json" -- \
-    "${device[@]}" "${args[@]}" "${run_args[@]}" || { echo "gpu-2026.sh: milarun run $t failed"; status=1; }
+"$milarun" dataset "${datasets[@]}" -d "$work/data" --scale "$scale" ||
+  { echo "gpu-2026.sh: dataset ${datasets[*]} failed"; exit 1; }
+for t in "${tests[@]}"; do
+  read -ra a <<<"${args[$t]}"
+  echo "== milarun run $t ${device[*]} ${a[*]}"
+  "$milarun" run "$t" -d "$work/data" -o "$res/2026.$t.J0.0.20260101-000000-000000.json" -- \
+    "${device[@]}" "${a[@]}" "${run_args[@]}" || { echo "gpu-2026.sh: milarun run $t failed"; status=1; }
   echo "== bench/python/$t.py ${twin_args[*]}"
   data_arg=()
-  [ $t = gpt2 ] && data_arg=(-d "$work/data")
-  line=$(cd bench/python && "$py" $t.py "${data_arg[@]}" "${twin_args[@]}" 2>&1 | tee /dev/stderr | tail -1)
+  case $t in gpt2 | llama) data_arg=(-d "$work/data") ;; esac
+  line=$(cd bench/python && "$py" "$t.py" "${data_arg[@]}" "${twin_args[@]}" 2>&1 | tee /dev/stderr | tail -1)
   case $line in
     "$t eager: "*) twin[$t]=$(echo "$line" | awk '{print $3}') ;;
     *) echo "gpu-2026.sh: the $t twin failed"; status=1 ;;
   esac
 done
-"$py" - "$res" "${twin[gpt2]:-nan}" "${twin[vit]:-nan}" >"$OUT/gpu-2026.txt" <<'PY' || status=1
+rates=()
+for t in "${tests[@]}"; do rates+=("$t=${twin[$t]:-nan}"); done
+"$py" - "$res" "${rates[@]}" >"$OUT/gpu-2026.txt" <<'PY' || status=1
 import glob, json, math, sys
-res, eager = sys.argv[1], {"gpt2": float(sys.argv[2]), "vit": float(sys.argv[3])}
-unit = {"gpt2": "tokens/s", "vit": "images/s"}
+res, eager = sys.argv[1], {k: float(v) for k, v in (a.split("=") for a in sys.argv[2:])}
+unit = {"gpt2": "tokens/s", "llama": "tokens/s", "vit": "images/s", "dit": "images/s"}
 print(f"{'test':<6} {'C++ rate':>12} {'eager':>12} {'ratio':>6} {'MFU':>6} {'peak MiB':>9}  unit, attention, precision")
-for t in ("gpt2", "vit"):
+for t in eager:
     f = glob.glob(f"{res}/2026.{t}.J0.0.*.json")
     if not f:
         print(f"{t:<6} no result"); continue

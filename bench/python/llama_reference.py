@@ -58,21 +58,29 @@ class Block(nn.Module):
         self.mlp.up_proj = nn.Linear(C, c["ffn_hidden"], bias=False)
         self.mlp.down_proj = nn.Linear(c["ffn_hidden"], C, bias=False)
 
-    def attention(self, x, cos, sin):
+    def heads(self, x, cos, sin):
+        """q, k, v as (B, n_head, T, hs): RoPE applied in q's dtype (HF's
+        apply_rotary_pos_emb), the k/v heads repeated (repeat_kv)."""
         Bt, T, C = x.shape
         a = self.self_attn
         q = a.q_proj(x).view(Bt, T, self.n_head, self.hs).transpose(1, 2)
         k = a.k_proj(x).view(Bt, T, self.n_kv_head, self.hs).transpose(1, 2)
         v = a.v_proj(x).view(Bt, T, self.n_kv_head, self.hs).transpose(1, 2)
+        cos, sin = cos.to(q.dtype), sin.to(q.dtype)
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
         rep = self.n_head // self.n_kv_head  # repeat_kv: k/v head j serves query heads j*rep .. j*rep+rep-1
         k = k[:, :, None].expand(Bt, self.n_kv_head, rep, T, self.hs).reshape(Bt, self.n_head, T, self.hs)
         v = v[:, :, None].expand(Bt, self.n_kv_head, rep, T, self.hs).reshape(Bt, self.n_head, T, self.hs)
+        return q, k, v
+
+    def attention(self, x, cos, sin):
+        Bt, T, C = x.shape
+        q, k, v = self.heads(x, cos, sin)
         scores = (q @ k.transpose(-2, -1)) / math.sqrt(self.hs)
         future = torch.ones(T, T, dtype=torch.bool).triu(1)
         y = scores.masked_fill(future, float("-inf")).softmax(-1) @ v
-        return a.o_proj(y.transpose(1, 2).reshape(Bt, T, C))
+        return self.self_attn.o_proj(y.transpose(1, 2).reshape(Bt, T, C))
 
     def forward(self, x, cos, sin):
         h = x + self.attention(self.input_layernorm(x), cos, sin)

@@ -1,13 +1,59 @@
 """What the 2026 workloads' Python scripts share (the parity references
-*_reference.py and the eager twins gpt2.py, vit.py): the optimizer and step
-of src/workloads/transformer_training.hpp, and the fixture files the C++
-parity tests read (tests/workloads/parity_fixture.hpp)."""
+*_reference.py and the eager twins gpt2.py, vit.py, llama.py, dit.py): the
+optimizer and step of src/training/transformer_training.hpp, the twins'
+command line and token stream, and the fixture files the C++ parity tests
+read (tests/workloads/parity_fixture.hpp)."""
+import argparse
 import contextlib
+import glob
 import json
 import os
 import time
 
+import numpy as np
 import torch
+
+LLAMA3_MAGIC = 20240801  # llm.c's Llama 3 shards: uint32 tokens (GPT-2's, 20240520: uint16)
+
+
+def twin_arguments(full_help, tokens):
+    """The eager twins' command line, parsed; sets torch's threads and the
+    seed. `tokens`: the twin reads an llm.c token dataset (-d required),
+    else it makes its inputs on the device (--pool-batches)."""
+    ap = argparse.ArgumentParser()
+    if tokens:
+        ap.add_argument("-d", "--dataroot", required=True)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--full", action="store_true", help=full_help)
+    if not tokens:
+        ap.add_argument("--pool-batches", type=int, default=4)
+    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--steps", type=int, default=200)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(1234)
+    return a
+
+
+def token_loss(model, dataroot, data, B, T, dev):
+    """loss_at(step) for a language-model twin: next-token loss over
+    consecutive B x T windows of the dataset's first training shard (uint16,
+    or uint32 by Llama 3's magic), wrapping as the workload's TokenLoader."""
+    shard = sorted(glob.glob(os.path.join(dataroot, data, "*_train_*.bin")))[0]
+    header = np.fromfile(shard, dtype="<i4", count=256)
+    width = "<u4" if header[0] == LLAMA3_MAGIC else "<u2"
+    tokens = torch.from_numpy(np.fromfile(shard, dtype=width, offset=1024, count=int(header[2])).astype(np.int64))
+    n, pos = B * T, [0]
+
+    def loss_at(step):
+        at = pos[0]
+        pos[0] = at + n if at + 2 * n + 1 <= len(tokens) else 0
+        buf = tokens[at:at + n + 1]
+        x, y = buf[:-1].view(B, T).to(dev, non_blocking=True), buf[1:].view(B, T).to(dev, non_blocking=True)
+        return model.loss(model(x), y)
+
+    return loss_at
 
 
 def adamw(params, hyper):

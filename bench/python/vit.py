@@ -11,14 +11,13 @@ timed steps after --warmup steps.
   /usr/bin/python3 bench/python/vit.py --threads 2                 (tiny config, CPU)
   python3 bench/python/vit.py --device cuda --full                 (ViT-B/16, B 256)
 """
-import argparse
 import math
 
 import torch
 import torch.nn.functional as F
 
 import vit_reference as ref
-from llm_common import timed_steps
+from llm_common import timed_steps, twin_arguments
 
 FULL = dict(image_size=224, patch_size=16, dim=768, depth=12, heads=12, mlp_dim=3072, classes=1000)
 
@@ -32,16 +31,7 @@ def sdpa_attention(self, x):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--device", default="cpu")
-    ap.add_argument("--full", action="store_true", help="ViT-B/16 at B 256 (else the tiny config, B 8)")
-    ap.add_argument("--pool-batches", type=int, default=4)
-    ap.add_argument("--warmup", type=int, default=20)
-    ap.add_argument("--steps", type=int, default=200)
-    a = ap.parse_args()
-    torch.set_num_threads(a.threads)
-    torch.manual_seed(1234)
+    a = twin_arguments("ViT-B/16 at B 256 (else the tiny config, B 8)", tokens=False)
     cfg, B = (FULL, 256) if a.full else (ref.CFG, ref.B)
     dev = torch.device(a.device)
     if hasattr(F, "scaled_dot_product_attention"):

@@ -11,6 +11,7 @@
 #include "data/jpeg.hpp"
 #include "data/manifest.hpp"
 #include "data/parallel_jobs.hpp"
+#include "sys/staged_folder.hpp"
 
 namespace fs = std::filesystem;
 
@@ -81,7 +82,7 @@ void generate_bsds500(const std::string& dataroot, const DatasetOptions& options
   if (!(options.scale > 0 && options.scale <= 1))
     throw std::invalid_argument("bsds500: --scale must be in (0, 1], got " + std::to_string(options.scale));
   if (!options.force && bsds500_present(dataroot)) return;
-  StagedFolder staged(bsds500_dir(dataroot), "bsds500");
+  StagedFolder staged(bsds500_dir(dataroot), "bsds500", "partial");
 
   const Bsds500Counts counts = bsds500_counts(options.scale);
   const int64_t per_split[] = {counts.train, counts.val, counts.test};
@@ -103,7 +104,7 @@ void generate_bsds500(const std::string& dataroot, const DatasetOptions& options
     fill_scene(rgb, w, h, 0xB5D5500ull + uint64_t(job));
     write_file_or_throw(paths[size_t(job)], codec.encode(rgb.data(), w, h, kQuality), "bsds500");
   });
-  staged.publish();
+  staged.publish(/*replace=*/true);
   record_manifest(dataroot, kBsds500Name,
                   {{"synthetic", true},
                    {"generator", "milarun (random smooth colour fields + noise, TurboJPEG quality 90, 4:2:0)"},

@@ -36,7 +36,7 @@ bool bsds500_present(const std::string& dataroot);
 // Writes synthetic images in the real layout with `options.threads` threads:
 // random smooth colour fields with noise, two in three landscape (481x321),
 // one in three portrait (321x481), JPEG quality 90, named <id>.jpg with 6-digit
-// ids unique over the three splits. Writes under DATAROOT/bsds500.partial-<pid>
+// ids unique over the three splits. Writes under DATAROOT/.bsds500.partial-XXXXXX
 // and renames it to DATAROOT/bsds500 when complete. Does nothing when present
 // and !options.force. Records the MANIFEST entry "bsds500" as synthetic.
 // Throws std::invalid_argument for a scale outside (0, 1] and

@@ -77,7 +77,7 @@ CocoCounts coco_counts(double scale);
 // side: 640x480, 640x427, 480x640, 500x375, ...) and of boxes per image (mean
 // about 7, heavy tail up to 93, 41% small boxes, ~1% images without boxes),
 // each box drawn as a patch of its category's colour. Writes under
-// DATAROOT/coco.partial-<pid> and renames it when complete; records the
+// DATAROOT/.coco.partial-XXXXXX and renames it when complete; records the
 // MANIFEST entry "coco" as synthetic. Does nothing when present and
 // !options.force. Throws std::runtime_error naming the path on I/O failure.
 void generate_coco(const std::string& dataroot, const DatasetOptions& options);

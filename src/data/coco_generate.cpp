@@ -15,6 +15,7 @@
 #include "data/jpeg.hpp"
 #include "data/manifest.hpp"
 #include "data/parallel_jobs.hpp"
+#include "sys/staged_folder.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -171,7 +172,7 @@ void generate_coco(const std::string& dataroot, const DatasetOptions& options) {
   if (!(options.scale > 0 && options.scale <= 1))
     throw std::invalid_argument("coco: --scale must be in (0, 1], got " + std::to_string(options.scale));
   if (!options.force && coco_present(dataroot)) return;
-  StagedFolder staged(coco_dir(dataroot), "coco", {"train2017", "val2017", "annotations"});
+  StagedFolder staged(coco_dir(dataroot), "coco", "partial", {"train2017", "val2017", "annotations"});
   const fs::path& tmp_dir = staged.path();
 
   const CocoCounts counts = coco_counts(options.scale);
@@ -199,7 +200,7 @@ void generate_coco(const std::string& dataroot, const DatasetOptions& options) {
     write_text(tmp_dir / (std::string(s.name) + "2017") / file_name(g.id),
                codec.encode(rgb.data(), g.w, g.h, kQuality));
   });
-  staged.publish();
+  staged.publish(/*replace=*/true);
   record_manifest(dataroot, "coco",
                   {{"synthetic", true},
                    {"generator", "milarun (COCO-shaped sizes and boxes, category-coloured patches, JPEG quality 85)"},

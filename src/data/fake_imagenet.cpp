@@ -12,6 +12,7 @@
 #include "data/jpeg.hpp"
 #include "data/manifest.hpp"
 #include "data/parallel_jobs.hpp"
+#include "sys/staged_folder.hpp"
 #include "sys/cpus.hpp"
 
 namespace fs = std::filesystem;
@@ -67,7 +68,7 @@ void generate_fake_imagenet(const std::string& dataroot, const DatasetOptions& o
   if (!(options.scale > 0 && options.scale <= 1))
     throw std::invalid_argument("fake_imagenet: --scale must be in (0, 1], got " + std::to_string(options.scale));
   if (!options.force && fake_imagenet_present(dataroot)) return;
-  StagedFolder staged(fake_imagenet_dir(dataroot), "fake_imagenet");
+  StagedFolder staged(fake_imagenet_dir(dataroot), "fake_imagenet", "partial");
   const fs::path& tmp_dir = staged.path();
 
   const FakeImagenetCounts counts = fake_imagenet_counts(options.scale);
@@ -94,7 +95,7 @@ void generate_fake_imagenet(const std::string& dataroot, const DatasetOptions& o
         (tmp_dir / splits[k].name / std::to_string(i % kFakeImagenetClasses) / (std::to_string(i) + ".jpeg")).string(),
         jpeg, "fake_imagenet");
   });
-  staged.publish();
+  staged.publish(/*replace=*/true);
   record_manifest(dataroot, "fake_imagenet",
                   {{"synthetic", true},
                    {"generator", "milarun (random-noise JPEGs, TurboJPEG quality 75, 4:2:0)"},

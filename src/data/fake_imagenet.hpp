@@ -31,7 +31,7 @@ std::string fake_imagenet_dir(const std::string& dataroot);  // DATAROOT/ImageNe
 // Writes the three splits with `options.threads` threads (0 = all CPUs this
 // process may use). Image i of a split goes to class i % 1000, so every class
 // folder that exists holds at least one image. Writes under
-// DATAROOT/ImageNet.partial-<pid> and renames it to DATAROOT/ImageNet when all
+// DATAROOT/.ImageNet.partial-XXXXXX and renames it to DATAROOT/ImageNet when all
 // files are written, so an interrupted run never leaves a dataset that looks
 // complete. When the data is present and !options.force, does nothing.
 // Records the MANIFEST entry "fake_imagenet". Throws std::runtime_error

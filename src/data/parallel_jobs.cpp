@@ -1,7 +1,5 @@
 #include "data/parallel_jobs.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -41,41 +39,6 @@ void write_file_or_throw(const std::string& path, const std::string& bytes, cons
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
   if (!out) throw std::runtime_error(what + ": cannot write " + path);
-}
-
-namespace fs = std::filesystem;
-
-StagedFolder::StagedFolder(fs::path final_dir, std::string what, std::initializer_list<fs::path> subdirs)
-    : final_(std::move(final_dir)), what_(std::move(what)) {
-  tmp_ = final_.string() + ".partial-" + std::to_string(::getpid());
-  std::error_code ec;
-  fs::remove_all(tmp_, ec);
-  make_dir("");
-  for (const auto& sub : subdirs) make_dir(sub);
-}
-
-StagedFolder::~StagedFolder() {
-  std::error_code ec;
-  if (!published_) fs::remove_all(tmp_, ec);
-}
-
-void StagedFolder::make_dir(const fs::path& sub) const {
-  std::error_code ec;
-  const fs::path dir = sub.empty() ? tmp_ : tmp_ / sub;
-  fs::create_directories(dir, ec);
-  if (ec)
-    throw std::runtime_error(what_ + ": cannot create " + dir.string() + ": " + ec.message() +
-                             " (is DATAROOT writable?)");
-}
-
-void StagedFolder::publish() {
-  std::error_code ec;
-  fs::remove_all(final_, ec);
-  fs::rename(tmp_, final_, ec);
-  if (ec)
-    throw std::runtime_error(what_ + ": cannot rename " + tmp_.string() + " to " + final_.string() + ": " +
-                             ec.message());
-  published_ = true;
 }
 
 }  // namespace milabench

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "sys/staged_folder.hpp"
+
 namespace milabench::fetch {
 namespace fs = std::filesystem;
 
@@ -119,7 +121,6 @@ int download_dataset_from(const DatasetSource& src, const std::string& dataroot,
         src.name, final_dir.string());
     return 2;
   }
-  fs::path staging;
   try {
     fs::create_directories(cache);
     const std::uint64_t need = space_needed(src, cache, options);
@@ -137,12 +138,11 @@ int download_dataset_from(const DatasetSource& src, const std::string& dataroot,
     int unverified = 0;
     if (!fetch_files(src, cache, options, out, err, files, unverified)) return 1;
 
-    staging = make_sibling_temp_dir(final_dir.string(), "download");
+    StagedFolder staging(final_dir, src.name, "download");  // removed unless published
     for (const auto& f : src.files) {
       out << fmt::format("{}: unpacking {}\n", src.name, f.filename);
       // Unpacked content beyond twice the dataset's known size is refused.
-      if (auto e = unpack(f, cache / f.filename, staging, 2 * src.disk_bytes + (16ull << 20)); !e.empty()) {
-        fs::remove_all(staging, ec);
+      if (auto e = unpack(f, cache / f.filename, staging.path(), 2 * src.disk_bytes + (16ull << 20)); !e.empty()) {
         err << e << "\n";
         return 1;
       }
@@ -150,9 +150,8 @@ int download_dataset_from(const DatasetSource& src, const std::string& dataroot,
     nlohmann::ordered_json prov = {
         {"dataset", src.name}, {"source", "download"}, {"downloaded_at", utc_now()}, {"files", files}};
     if (!src.note.empty()) prov["note"] = src.note;
-    std::ofstream(staging / kProvenanceFile) << prov.dump(2) << "\n";
-    fs::rename(staging, final_dir);
-    staging.clear();
+    std::ofstream(staging.path() / kProvenanceFile) << prov.dump(2) << "\n";
+    staging.publish(/*replace=*/false);
     fs::remove_all(cache, ec);            // the archives are no longer needed once unpacked
     fs::remove(root / ".downloads", ec);  // only when no other dataset's download is pending there
     out << fmt::format(
@@ -160,7 +159,6 @@ int download_dataset_from(const DatasetSource& src, const std::string& dataroot,
         unverified ? fmt::format(" ({} file(s) unverified, hashes recorded in {})", unverified, kProvenanceFile) : "");
     return 0;
   } catch (const std::exception& e) {
-    if (!staging.empty()) fs::remove_all(staging, ec);
     err << fmt::format("milarun dataset {} --download: {}\n", src.name, e.what());
     return 1;
   }

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "fetch/disk_space.hpp"
+#include "sys/disk_space.hpp"
 
 namespace milabench::fetch {
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "sys/atomic_file.hpp"
+#include "sys/staged_folder.hpp"
 
 namespace milabench::fetch {
 namespace fs = std::filesystem;
@@ -109,20 +110,6 @@ std::string unsafe_link_target(const std::string& link, const std::string& targe
     }
   }
   return "";
-}
-
-std::string make_sibling_temp_dir(const std::string& target, const std::string& tag) {
-  fs::path t = fs::path(target).lexically_normal();
-  if (t.filename().empty()) t = t.parent_path();
-  fs::path parent = t.parent_path().empty() ? fs::path(".") : t.parent_path();
-  fs::create_directories(parent);
-  std::string tmpl = (parent / ("." + t.filename().string() + "." + tag + "-XXXXXX")).string();
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  if (!::mkdtemp(buf.data()))
-    throw std::runtime_error(
-        fmt::format("cannot create a temporary directory in {}: {}", parent.string(), std::strerror(errno)));
-  return buf.data();
 }
 
 namespace {
@@ -237,18 +224,20 @@ ExtractResult extract_archive(const std::string& archive, const std::string& tar
   std::error_code ec;
   if (fs::exists(fs::symlink_status(target, ec)))
     return refuse(r, archive, "", fmt::format("{} already exists; remove it to extract again", target));
-  std::string tmp;
+  std::optional<StagedFolder> staged;  // removed unless published
   try {
-    tmp = make_sibling_temp_dir(target, "extract");
+    staged.emplace(target, "extract", "extract");
   } catch (const std::exception& e) {
     return refuse(r, archive, "", e.what());
   }
-  r = extract_into(archive, tmp, opt);
+  r = extract_into(archive, staged->path().string(), opt);
   if (r.ok) {
-    fs::rename(tmp, target, ec);
-    if (ec) r = refuse(r, archive, "", fmt::format("cannot rename {} to {}: {}", tmp, target, ec.message()));
+    try {
+      staged->publish(/*replace=*/false);
+    } catch (const std::exception& e) {
+      r = refuse(r, archive, "", e.what());
+    }
   }
-  if (!r.ok) fs::remove_all(tmp, ec);
   return r;
 }
 

@@ -47,8 +47,4 @@ std::string unsafe_entry_path(const std::string& path);
 // extraction root (lexically), or "" when it stays inside.
 std::string unsafe_link_target(const std::string& link, const std::string& target);
 
-// Makes a fresh empty sibling directory of `target` (".<name>.<tag>-XXXXXX").
-// Throws std::runtime_error naming the parent on failure.
-std::string make_sibling_temp_dir(const std::string& target, const std::string& tag);
-
 }  // namespace milabench::fetch

@@ -16,6 +16,7 @@
 #include "launch/cgroups.hpp"
 #include "launch/interrupt.hpp"
 #include "launch/spawn.hpp"
+#include "sys/dirs.hpp"
 
 extern char** environ;
 
@@ -123,19 +124,6 @@ void child_setup(Prepared& p, const std::vector<int>& cpus, bool set_affinity, p
 
 std::string log_path_for(const std::string& log_dir, const ProcessSpec& s) {
   return log_dir + "/" + s.name + ".J" + s.job_id + ".log";
-}
-
-bool make_dirs(const std::string& path) {
-  if (path.empty()) return false;
-  std::string cur;
-  for (std::size_t i = 0; i <= path.size(); ++i) {
-    if (i == path.size() || path[i] == '/') {
-      if (!cur.empty() && ::mkdir(cur.c_str(), 0755) != 0 && errno != EEXIST) return false;
-    }
-    if (i < path.size()) cur += path[i];
-  }
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 std::vector<ProcessResult> run_wave(const std::vector<ProcessSpec>& specs, const std::string& log_dir,

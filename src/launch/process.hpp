@@ -79,7 +79,4 @@ int run_shell(const std::string& command);
 // executable); "" when not found.
 std::string find_on_path(const std::string& program);
 
-// mkdir -p. Returns false on failure.
-bool make_dirs(const std::string& path);
-
 }  // namespace milabench

@@ -17,6 +17,7 @@
 
 #include "launch/devices.hpp"
 #include "launch/process.hpp"
+#include "sys/dirs.hpp"
 
 namespace milabench {
 

@@ -28,6 +28,7 @@
 #include "results/unsaved.hpp"
 #include "results/version.hpp"
 #include "results/workload_outputs.hpp"
+#include "sys/dirs.hpp"
 #include "run/result_keys.hpp"
 #include "run/run_app.hpp"
 #include "run/run_errors.hpp"

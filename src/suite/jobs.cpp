@@ -16,7 +16,7 @@
 #include <sstream>
 
 #include "devices/gpu_ids.hpp"
-#include "fetch/disk_space.hpp"
+#include "sys/dirs.hpp"
 #include "launch/devices.hpp"
 #include "launch/interrupt.hpp"
 #include "launch/isolation.hpp"

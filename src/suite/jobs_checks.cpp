@@ -11,7 +11,8 @@
 #include <cstring>
 #include <set>
 
-#include "fetch/disk_space.hpp"
+#include "sys/dirs.hpp"
+#include "sys/disk_space.hpp"
 #include "results/input_checks.hpp"
 #include "suite/run_outcome.hpp"
 
@@ -81,7 +82,7 @@ std::string outdir_problem(const std::string& dir) {
 
 bool enough_space(const std::string& dir, double min_free_mb, std::ostream& err) {
   try {
-    double free_mb = fetch::system_disk_space().available_bytes(dir) / (1024.0 * 1024.0);
+    double free_mb = system_disk_space().available_bytes(dir) / (1024.0 * 1024.0);
     if (free_mb >= min_free_mb) return true;
     err << fmt::format("error: {} has {:.1f} MiB free, less than the {:.0f} MiB a run needs for its result and log\n",
                        dir, free_mb, min_free_mb);
@@ -94,7 +95,7 @@ bool enough_space(const std::string& dir, double min_free_mb, std::ostream& err)
 
 std::string free_space_note(const std::string& dir) {
   try {
-    return fmt::format("{:.1f} MiB free there", fetch::system_disk_space().available_bytes(dir) / (1024.0 * 1024.0));
+    return fmt::format("{:.1f} MiB free there", system_disk_space().available_bytes(dir) / (1024.0 * 1024.0));
   } catch (const std::exception&) {
     return "its free space unknown";
   }

@@ -19,6 +19,7 @@
 
 namespace fs = std::filesystem;
 using namespace milabench::fetch;
+using milabench::DiskSpace;
 using milabench::testing::LocalHttpServer;
 
 namespace {

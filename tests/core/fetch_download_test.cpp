@@ -14,6 +14,7 @@
 
 namespace fs = std::filesystem;
 using namespace milabench::fetch;
+using milabench::DiskSpace;
 using milabench::testing::LocalHttpServer;
 using milabench::testing::Route;
 

@@ -12,6 +12,7 @@
 #include "driven_wave.hpp"
 #include "launch/interrupt.hpp"
 #include "launch/process.hpp"
+#include "sys/dirs.hpp"
 #include "results/result_record.hpp"
 #include "scratch_dir.hpp"
 #include "suite/jobs.hpp"

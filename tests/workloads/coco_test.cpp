@@ -13,7 +13,6 @@
 #include "data/dataset.hpp"
 #include "data/jpeg.hpp"
 #include "data/manifest.hpp"
-#include "data/parallel_jobs.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -206,47 +205,3 @@ TEST(Coco, MissingOrMalformedAnnotationsNameTheFile) {
   EXPECT_NE(read_error(doc.dump()).find("no \"categories\" array"), std::string::npos);
 }
 
-// The generators' staging folder (data/parallel_jobs.hpp): a generation that
-// throws leaves the data root as it was; publish() replaces the old folder.
-TEST(StagedFolder, AFailedGenerationLeavesNoPartialFolderAndKeepsTheOldData) {
-  TempDir root("staged");
-  const fs::path final_dir = root.path / "coco";
-  write_text(final_dir / "old.txt", "old");
-  try {
-    StagedFolder staged(final_dir, "coco", {"train2017"});
-    write_text(staged.path() / "train2017" / "1.jpg", "half");
-    throw std::runtime_error("generator failed");
-  } catch (const std::runtime_error&) {
-  }
-  std::vector<std::string> names;
-  for (auto& e : fs::directory_iterator(root.path)) names.push_back(e.path().filename().string());
-  EXPECT_EQ(names, std::vector<std::string>{"coco"});
-  EXPECT_TRUE(fs::exists(final_dir / "old.txt"));
-}
-
-TEST(StagedFolder, PublishReplacesTheOldFolderWhole) {
-  TempDir root("staged");
-  const fs::path final_dir = root.path / "bsds500";
-  write_text(final_dir / "old.txt", "old");
-  {
-    StagedFolder staged(final_dir, "bsds500", {"a/b"});
-    EXPECT_EQ(staged.path().parent_path(), root.path);
-    write_text(staged.path() / "a" / "b" / "new.txt", "new");
-    staged.publish();
-  }
-  EXPECT_FALSE(fs::exists(final_dir / "old.txt"));
-  EXPECT_TRUE(fs::exists(final_dir / "a" / "b" / "new.txt"));
-  EXPECT_EQ(std::distance(fs::directory_iterator(root.path), fs::directory_iterator()), 1);
-}
-
-TEST(StagedFolder, AnUnwritableDataRootIsOneLineNamingThePath) {
-  TempDir root("staged");
-  write_text(root.path / "file", "x");  // a file where a folder would go
-  try {
-    StagedFolder staged(root.path / "file" / "coco", "coco");
-    FAIL() << "expected an error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("coco: cannot create " + (root.path / "file").string()), std::string::npos)
-        << e.what();
-  }
-}

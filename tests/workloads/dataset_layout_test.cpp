@@ -120,7 +120,7 @@ std::string open_with_reader(const std::string& name, const std::string& root) {
   return "";
 }
 
-struct Unlimited : fetch::DiskSpace {
+struct Unlimited : DiskSpace {
   std::uint64_t available_bytes(const std::string&) override { return 1ull << 50; }
 };
 

@@ -1,4 +1,4 @@
-#include "fetch/disk_space.hpp"
+#include "sys/disk_space.hpp"
 
 #include <sys/statvfs.h>
 
@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-namespace milabench::fetch {
+namespace milabench {
 
 namespace {
 class StatvfsDiskSpace : public DiskSpace {
@@ -39,4 +39,4 @@ std::string human_bytes(std::uint64_t n) {
   return fmt::format("{:.1f} {}", v, units[u]);
 }
 
-}  // namespace milabench::fetch
+}  // namespace milabench

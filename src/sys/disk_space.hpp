@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-namespace milabench::fetch {
+namespace milabench {
 
 class DiskSpace {
  public:
@@ -20,4 +20,4 @@ DiskSpace& system_disk_space();
 // "1.5 GiB", "12.0 MiB", "512 B": for messages.
 std::string human_bytes(std::uint64_t n);
 
-}  // namespace milabench::fetch
+}  // namespace milabench

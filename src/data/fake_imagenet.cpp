@@ -12,8 +12,8 @@
 #include "data/jpeg.hpp"
 #include "data/manifest.hpp"
 #include "data/parallel_jobs.hpp"
-#include "sys/staged_folder.hpp"
 #include "sys/cpus.hpp"
+#include "sys/staged_folder.hpp"
 
 namespace fs = std::filesystem;
 

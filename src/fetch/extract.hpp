@@ -13,15 +13,15 @@
 namespace milabench::fetch {
 
 struct ExtractOptions {
-  int strip_components = 0;    // drop this many leading path components (tar --strip-components)
-  std::uint64_t max_bytes = 0; // refuse archives whose content exceeds this; 0 = no limit
+  int strip_components = 0;     // drop this many leading path components (tar --strip-components)
+  std::uint64_t max_bytes = 0;  // refuse archives whose content exceeds this; 0 = no limit
 };
 
 struct ExtractResult {
   bool ok = false;
-  std::string error;           // one line when !ok: archive, entry, what to do
-  std::uint64_t entries = 0;   // entries written
-  std::uint64_t bytes = 0;     // content bytes written
+  std::string error;          // one line when !ok: archive, entry, what to do
+  std::uint64_t entries = 0;  // entries written
+  std::uint64_t bytes = 0;    // content bytes written
 };
 
 // Extracts into the existing directory `dir`. On failure, entries written so

@@ -1,6 +1,7 @@
 #include "launch/student_groups.hpp"
 
 #include <dirent.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -10,10 +11,8 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <set>
-
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "launch/devices.hpp"
 #include "launch/process.hpp"
@@ -23,8 +22,8 @@ namespace milabench {
 
 namespace {
 
-constexpr long kCgroupMagic = 0x27e0eb;    // CGROUP_SUPER_MAGIC
-constexpr long kCgroup2Magic = 0x63677270; // CGROUP2_SUPER_MAGIC
+constexpr long kCgroupMagic = 0x27e0eb;     // CGROUP_SUPER_MAGIC
+constexpr long kCgroup2Magic = 0x63677270;  // CGROUP2_SUPER_MAGIC
 
 // What setup made: folders in creation order, subtree_control files it
 // turned controllers on in.
@@ -42,8 +41,8 @@ Marker load_marker(const std::string& path) {
     m.created = j.value("created", std::vector<std::string>{});
     m.enabled = j.value("enabled_controllers", std::vector<std::string>{});
   } catch (const std::exception& e) {
-    throw CgroupError(fmt::format("{}: unreadable marker ({}); remove it after checking the groups by hand", path,
-                                  e.what()));
+    throw CgroupError(
+        fmt::format("{}: unreadable marker ({}); remove it after checking the groups by hand", path, e.what()));
   }
   return m;
 }
@@ -103,7 +102,7 @@ void inherit_cpuset(const std::string& dir) {
 // Removes a folder made by setup. On cgroupfs rmdir is enough; on a plain
 // folder (fake roots in tests) the files setup wrote go first.
 bool remove_group_dir(const std::string& dir, std::string& why) {
-  struct statfs fs{};
+  struct statfs fs {};
   bool cgroupfs = ::statfs(dir.c_str(), &fs) == 0 && (fs.f_type == kCgroupMagic || fs.f_type == kCgroup2Magic);
   if (!cgroupfs) {
     if (DIR* d = opendir(dir.c_str())) {
@@ -138,8 +137,8 @@ std::vector<std::string> StudentGroups::setup(const StudentSetup& s) {
   Marker m = load_marker(marker_);
   std::vector<std::string> lines;
   bool v1 = version_ == CgroupVersion::V1;
-  std::vector<std::string> roots = v1 ? std::vector<std::string>{roots_.cpuset_v1, roots_.memory_v1}
-                                      : std::vector<std::string>{roots_.unified};
+  std::vector<std::string> roots =
+      v1 ? std::vector<std::string>{roots_.cpuset_v1, roots_.memory_v1} : std::vector<std::string>{roots_.unified};
 
   // The parent chain, made where missing.
   std::string rel;
@@ -185,8 +184,8 @@ std::vector<std::string> StudentGroups::setup(const StudentSetup& s) {
       write_file(d.memory + "/memory.max", mem);
       if (::access((d.memory + "/memory.swap.max").c_str(), F_OK) == 0) write_file(d.memory + "/memory.swap.max", "0");
     }
-    lines.push_back(fmt::format("{}: created ({}), cpus {}, mems {}, memory {} MiB", name, version_name(version_),
-                                cpus, mems, s.memory_bytes_each / (1024 * 1024)));
+    lines.push_back(fmt::format("{}: created ({}), cpus {}, mems {}, memory {} MiB", name, version_name(version_), cpus,
+                                mems, s.memory_bytes_each / (1024 * 1024)));
   }
   return lines;
 }

@@ -28,11 +28,11 @@
 #include "results/unsaved.hpp"
 #include "results/version.hpp"
 #include "results/workload_outputs.hpp"
-#include "sys/dirs.hpp"
 #include "run/result_keys.hpp"
 #include "run/run_app.hpp"
 #include "run/run_errors.hpp"
 #include "run/torch_init.hpp"
+#include "sys/dirs.hpp"
 #include "training/session.hpp"
 #include "workloads/workload.hpp"
 
@@ -155,8 +155,7 @@ nlohmann::json run_timings(const std::optional<RateMeter>& meter, const std::opt
   const double wall_offset = epoch_s() - mono_s();  // monotonic -> wall clock, for the stamps
   nlohmann::json timings = nlohmann::json::object();
   if (meter) {
-    const nlohmann::json metrics =
-        session ? session->outputs().metrics : nlohmann::json::object();
+    const nlohmann::json metrics = session ? session->outputs().metrics : nlohmann::json::object();
     timings["train"] = train_timing(*meter, metrics, wall_offset);
     if (meter->started()) timings["setup"] = {{"time", meter->first_start() - program_start}};
   }

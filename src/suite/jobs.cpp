@@ -16,7 +16,6 @@
 #include <sstream>
 
 #include "devices/gpu_ids.hpp"
-#include "sys/dirs.hpp"
 #include "launch/devices.hpp"
 #include "launch/interrupt.hpp"
 #include "launch/isolation.hpp"
@@ -35,6 +34,7 @@
 #include "suite/plan.hpp"
 #include "suite/profile.hpp"
 #include "suite/slurm_launch.hpp"
+#include "sys/dirs.hpp"
 
 namespace milabench {
 

@@ -11,10 +11,10 @@
 #include <cstring>
 #include <set>
 
-#include "sys/dirs.hpp"
-#include "sys/disk_space.hpp"
 #include "results/input_checks.hpp"
 #include "suite/run_outcome.hpp"
+#include "sys/dirs.hpp"
+#include "sys/disk_space.hpp"
 
 namespace milabench {
 

@@ -1,12 +1,11 @@
 #include "sys/disk_space.hpp"
 
+#include <fmt/format.h>
 #include <sys/statvfs.h>
 
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace milabench {
 

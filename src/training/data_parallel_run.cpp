@@ -22,8 +22,7 @@ void RankFlags::add_options(CLI::App& app) {
 Rendezvous RankFlags::resolve(const std::string& workload) const {
   Rendezvous r = rendezvous_from_env();
   if ((rank >= 0) != (world_size >= 0))
-    throw std::runtime_error(workload +
-                             ": give --rank and --world-size together (or neither, to use the environment)");
+    throw std::runtime_error(workload + ": give --rank and --world-size together (or neither, to use the environment)");
   if (world_size >= 0) {
     if (world_size < 1 || rank >= world_size)
       throw std::runtime_error(fmt::format("{}: --rank {} is not in [0, --world-size {})", workload, rank, world_size));
@@ -59,9 +58,9 @@ DataParallelRun::DataParallelRun(Session& s, const RankFlags& flags, const std::
       where_(flags.resolve(workload)),
       backend_(default_backend(s.device(), flags.backend)),
       device_(rank_device(s.device(), where_, options.device_id)) {
-  group_ = std::make_unique<DataParallelGroup>(
-      where_, backend_, std::chrono::milliseconds(static_cast<int64_t>(flags.timeout_s * 1000)),
-      options.group_when_alone, device_);
+  group_ = std::make_unique<DataParallelGroup>(where_, backend_,
+                                               std::chrono::milliseconds(static_cast<int64_t>(flags.timeout_s * 1000)),
+                                               options.group_when_alone, device_);
   active_ = group_->grouped() || options.attach_when_alone;
 }
 
@@ -82,8 +81,7 @@ void DataParallelRun::before_backward() {
   ++step_;
   check_ = grouped() && schedule_->is_check(step_);
   if (active_) {
-    group_->zero_grad(
-        check_ ? StopSchedule::vote(where_.rank == 0, done_, s_.steps_per_slice(count_per_step_)) : 0.0f);
+    group_->zero_grad(check_ ? StopSchedule::vote(where_.rank == 0, done_, s_.steps_per_slice(count_per_step_)) : 0.0f);
     return;
   }
   for (auto& p : params_) p.mutable_grad() = torch::Tensor();  // zero_grad(set_to_none=True)

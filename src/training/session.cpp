@@ -57,13 +57,9 @@ void Session::set_model(const torch::nn::Module& model) {
   set_model_parameters(total);
 }
 
-void Session::set_model_parameters(int64_t count) {
-  outputs_.model_parameters = count;
-}
+void Session::set_model_parameters(int64_t count) { outputs_.model_parameters = count; }
 
-void Session::set_dataset(const nlohmann::json& provenance) {
-  outputs_.dataset = provenance;
-}
+void Session::set_dataset(const nlohmann::json& provenance) { outputs_.dataset = provenance; }
 
 void Session::set_metric(const std::string& key, const nlohmann::json& value) { outputs_.metrics[key] = value; }
 

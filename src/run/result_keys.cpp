@@ -41,44 +41,43 @@ std::string visible_device_list() {
 
 }  // namespace
 
-nlohmann::json result_header(const RunIdentity& id, const WorkloadInfo& info) {
-  nlohmann::json r;
-  write_result_identity(r, id.name, id.job_id, visible_device_list());
-  r["call"] = id.call;
-  r["experiment"] = info.experiments.front();
-  r["workload"] = info.name;
-  r["count_unit"] = info.count_unit;
-  r["dataroot"] = id.dataroot;
-  r["outdir"] = id.outdir;
-  auto inv = machine_inventory();
-  inv["libtorch_version"] = TORCH_VERSION;
-  r["hostname"] = inv["hostname"];
-  r["inventory"] = inv;
-  r["environ"] = recorded_environ();
-  r["isolation"] = isolation_record();
-  r["arguments"] = id.arguments;
-  r["milarun"] = version_record();
-  r["gpu_monitor"] = nlohmann::json::object();
-  r["metrics"] = nlohmann::json::object();
-  return r;
+ResultDocument harness_document(const RunIdentity& id, const WorkloadInfo& info) {
+  ResultDocument d;
+  d.name = id.name;
+  d.job_id = id.job_id;
+  d.device_list = visible_device_list();
+  d.request = RunRequest{info.experiments.front(), id.dataroot, id.arguments, recorded_environ()};
+  RunDescription h;
+  h.call = id.call;
+  h.workload = info.name;
+  h.count_unit = info.count_unit;
+  h.outdir = id.outdir;
+  h.inventory = machine_inventory();
+  h.inventory["libtorch_version"] = TORCH_VERSION;
+  h.hostname = h.inventory.value("hostname", std::string());
+  h.milarun = version_record();
+  d.description = std::move(h);
+  d.isolation = isolation_record();
+  d.gpu_monitor = nlohmann::json::object();
+  return d;
 }
 
-void add_device_keys(nlohmann::json& r, const TorchSettings& torch, const TorchArgs&) {
-  const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
-  r["cuda"] = torch.cuda;
-  r["device_count"] = torch.cuda ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
-  std::string name;
-  if (torch.cuda) {
-    // The first visible GPU (the one torch uses) as NVML names it.
-    Nvml& nvml = Nvml::instance();
-    const std::string first = cvd ? std::string(cvd).substr(0, std::string(cvd).find(',')) : "0";
-    for (int i = 0, n = nvml.device_count(); i < n && name.empty(); ++i)
-      if (auto g = nvml.info(i); g && (std::to_string(i) == first || g->uuid == first)) name = g->name;
-    if (name.empty()) name = "cuda";
-  } else {
-    name = r.value("inventory", nlohmann::json::object()).value("cpu_model", std::string("cpu"));
+DeviceKeys device_keys(const TorchSettings& torch, const std::string& cpu_model) {
+  DeviceKeys k;
+  k.cuda = torch.cuda;
+  k.device_count = torch.cuda ? static_cast<int64_t>(torch::cuda::device_count()) : 0;
+  if (!torch.cuda) {
+    k.gpu = cpu_model;
+    return k;
   }
-  r["gpu"] = name;
+  // The first visible GPU (the one torch uses) as NVML names it.
+  const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
+  Nvml& nvml = Nvml::instance();
+  const std::string first = cvd ? std::string(cvd).substr(0, std::string(cvd).find(',')) : "0";
+  for (int i = 0, n = nvml.device_count(); i < n && k.gpu.empty(); ++i)
+    if (auto g = nvml.info(i); g && (std::to_string(i) == first || g->uuid == first)) k.gpu = g->name;
+  if (k.gpu.empty()) k.gpu = "cuda";
+  return k;
 }
 
 std::string python_datetime_string(double epoch_s) {

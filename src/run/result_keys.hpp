@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "measure/rate_meter.hpp"
+#include "results/result_document.hpp"
 #include "run/torch_init.hpp"
 #include "workloads/workload.hpp"
 
@@ -17,17 +18,17 @@ struct RunIdentity {
   std::vector<std::string> call, arguments;
 };
 
-// schema_version, name, job_id (null when empty), devices and device (the
-// ids of CUDA_VISIBLE_DEVICES, else of MILARUN_CPU_PARTITION, as ints; the
-// one id when there is exactly one, else null) — results/result_record.hpp's
-// write_result_identity — and call, experiment, workload, count_unit,
-// dataroot, outdir, hostname, inventory, environ, isolation, arguments,
-// milarun {version, commit}, empty gpu_monitor/metrics.
-nlohmann::json result_header(const RunIdentity& id, const WorkloadInfo& info);
+// The harness's document before the run (results/result_document.hpp):
+// identity (name, job_id, the ids of CUDA_VISIBLE_DEVICES, else of
+// MILARUN_CPU_PARTITION), request (experiment, dataroot, arguments, the
+// recorded environ), description (call, workload, count_unit, outdir,
+// hostname, inventory with libtorch_version, milarun {version, commit}),
+// isolation and an empty gpu_monitor.
+ResultDocument harness_document(const RunIdentity& id, const WorkloadInfo& info);
 
-// "gpu" (the device's name: the GPU's from NVML, else the CPU model),
-// "device_count" (CUDA devices visible, 0 on the CPU), "cuda" (bool).
-void add_device_keys(nlohmann::json& result, const TorchSettings& torch, const TorchArgs& args);
+// "gpu" (the device's name: the GPU's from NVML, else `cpu_model`),
+// "device_count" (CUDA devices visible, 0 on the CPU), "cuda".
+DeviceKeys device_keys(const TorchSettings& torch, const std::string& cpu_model);
 
 // The meter's entry as the original's RateLogger.report(): type, start, end
 // (local time, "YYYY-mm-dd HH:MM:SS.ffffff"), wall_time, time, overhead,

@@ -23,8 +23,8 @@
 #include "results/argument_words.hpp"
 #include "results/atomic_write.hpp"
 #include "results/input_checks.hpp"
+#include "results/result_document.hpp"
 #include "results/result_name.hpp"
-#include "results/result_record.hpp"
 #include "results/unsaved.hpp"
 #include "results/version.hpp"
 #include "results/workload_outputs.hpp"
@@ -167,11 +167,6 @@ nlohmann::json run_timings(const std::optional<RateMeter>& meter, const std::opt
   return timings;
 }
 
-// "success", "error" and "failure_kind" of the result from the run's failure (none: success).
-void set_outcome(nlohmann::json& result, const std::optional<RunFailure>& failure) {
-  write_result_outcome(result, failure ? std::optional(failure->kind) : std::nullopt, failure ? failure->message : "");
-}
-
 // The run's last line on stderr: ok/FAILED with its count and last rate, or
 // why the summary will not count it (fewer than 3 rate slices).
 void print_run_end(const WorkloadInfo& info, const RunSettings& settings, const std::optional<RateMeter>& meter,
@@ -223,8 +218,8 @@ int run_experiment(const RunOptions& opts) {
   id.call = opts.call;
   id.arguments.clear();
   for (const auto& a : opts.args) id.arguments.push_back(normalize_number_word(a));
-  nlohmann::json result = result_header(id, *info);
-  result["inventory"]["malloc"] = malloc_record(*malloc_policy);
+  ResultDocument doc = harness_document(id, *info);
+  doc.description->inventory["malloc"] = malloc_record(*malloc_policy);
 
   Monitor monitor;  // telemetry thread: fills "gpu_monitor" and "monitor" (docs/result-format.md)
   monitor.start();
@@ -255,14 +250,20 @@ int run_experiment(const RunOptions& opts) {
                              failure->message);
   }
   const bool ok = !failure;
-  result.update(monitor.stop(), true);
-  add_device_keys(result, torch_settings, settings.torch);
-  result["inventory"]["torch_threads"] = torch::get_num_threads();
-  if (session) write_workload_outputs(result, session->outputs());
-  result["timings"] = run_timings(meter, session, program_start);
-  result["memory"] = {{"rss_peak_mb", peak_rss_mb()}};
-  if (!extra.is_null()) result.update(extra, true);
-  set_outcome(result, failure);
+  nlohmann::json telemetry = monitor.stop();
+  doc.gpu_monitor = telemetry.value("gpu_monitor", nlohmann::json::object());
+  doc.monitor = telemetry.value("monitor", nlohmann::json::object());
+  doc.device = device_keys(torch_settings, doc.description->inventory.value("cpu_model", std::string("cpu")));
+  doc.description->inventory["torch_threads"] = torch::get_num_threads();
+  if (session) doc.outputs = session->outputs();
+  doc.timings = run_timings(meter, session, program_start);
+  doc.rss_peak_mb = peak_rss_mb();
+  if (extra.is_object()) doc.extra = extra;
+  if (failure) {
+    doc.failure = failure->kind;
+    doc.error = failure->message;
+  }
+  const nlohmann::json result = result_json(doc);
 
   std::string where;
   const int rc = write_result(opts.out, id.name, opts.job_id, result, ok, where);

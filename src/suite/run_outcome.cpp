@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <ostream>
 
 #include "report/summary.hpp"
@@ -18,6 +19,7 @@
 #include "results/atomic_write.hpp"
 #include "results/failure_kind.hpp"
 #include "results/input_checks.hpp"
+#include "results/result_document.hpp"
 #include "results/result_name.hpp"
 #include "results/result_record.hpp"
 #include "results/result_scan.hpp"
@@ -40,23 +42,22 @@ std::vector<std::string> json_files(const std::string& dir) {
 
 // What `milarun rerun` needs to run it again (experiment, dataroot,
 // arguments, environment), read back from the `milarun run` command of the
-// spec ("... run EXPERIMENT -d ROOT ... -- ARGS"); nothing when it has none.
-void add_run_command(nlohmann::json& doc, const ProcessSpec& spec) {
+// spec ("... run EXPERIMENT -d ROOT ... -- ARGS"); nullopt when it has none.
+std::optional<RunRequest> run_request(const ProcessSpec& spec) {
   const auto& a = spec.argv;
   auto run = std::find(a.begin(), a.end(), "run");
-  if (run == a.end() || run + 1 == a.end()) return;
-  doc["experiment"] = *(run + 1);
+  if (run == a.end() || run + 1 == a.end()) return std::nullopt;
+  RunRequest q;
+  q.experiment = *(run + 1);
   auto dd = std::find(run, a.end(), "--");
   for (auto it = run; it != dd && it + 1 != dd; ++it)
-    if (*it == "-d") doc["dataroot"] = *(it + 1);
-  std::vector<std::string> words;  // recorded as `milarun run` records them (its identity for --resume)
-  if (dd != a.end())
-    for (auto it = dd + 1; it != a.end(); ++it) words.push_back(normalize_number_word(*it));
-  doc["arguments"] = words;
-  nlohmann::json env = nlohmann::json::object();  // the device it ran on (not a rank group's rendezvous)
-  for (const char* k : {"CUDA_VISIBLE_DEVICES", "MILARUN_CPU_PARTITION"})
-    if (auto it = spec.env.find(k); it != spec.env.end()) env[k] = it->second;
-  doc["environ"] = env;
+    if (*it == "-d") q.dataroot = *(it + 1);
+  if (dd != a.end())  // recorded as `milarun run` records them (its identity for --resume)
+    for (auto it = dd + 1; it != a.end(); ++it) q.arguments.push_back(normalize_number_word(*it));
+  for (const char* k :
+       {"CUDA_VISIBLE_DEVICES", "MILARUN_CPU_PARTITION"})  // the device it ran on (not a rank group's rendezvous)
+    if (auto it = spec.env.find(k); it != spec.env.end()) q.environ[k] = it->second;
+  return q;
 }
 
 }  // namespace
@@ -97,30 +98,35 @@ std::string failure_text(const ProcessResult& r, const ProcessSpec& s) {
   return fmt::format("exit code {}", r.exit_code);
 }
 
+ResultDocument failure_document(const ProcessSpec& spec, const ProcessResult& r) {
+  ResultDocument d;
+  d.name = spec.name;
+  d.job_id = spec.job_id;
+  d.device_list = spec.device;
+  d.failure = failure_kind_of(r);
+  d.error = failure_text(r, spec);
+  d.wall_time = r.wall_s;
+  d.log = r.log_path;
+  d.request = run_request(spec);
+  if (!spec.isolation.record.empty()) d.isolation = nlohmann::json::parse(spec.isolation.record, nullptr, false);
+  return d;
+}
+
 nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r) {
-  nlohmann::json doc;
-  write_result_identity(doc, spec.name, spec.job_id, spec.device);
-  write_result_outcome(doc, failure_kind_of(r), failure_text(r, spec));
-  doc["metrics"] = nlohmann::json::object();
-  doc["timings"] = nlohmann::json::object();
-  doc["wall_time"] = r.wall_s;
-  if (!r.log_path.empty()) doc["log"] = r.log_path;
-  add_run_command(doc, spec);
-  if (!spec.isolation.record.empty()) doc["isolation"] = nlohmann::json::parse(spec.isolation.record, nullptr, false);
-  return doc;
+  return result_json(failure_document(spec, r));
 }
 
 nlohmann::json failure_result(const std::vector<ProcessSpec>& wave, const std::vector<ProcessResult>& results,
                               std::size_t i) {
-  auto doc = failure_result(wave.at(i), results.at(i));
+  ResultDocument d = failure_document(wave.at(i), results.at(i));
   const int p = results[i].stopped_for;
   if (p >= 0 && static_cast<std::size_t>(p) < wave.size() && static_cast<std::size_t>(p) != i) {
-    write_result_outcome(doc, failure_kind_of(results[p]),
-                         fmt::format("stopped: {} J{} of its group failed first ({})", wave[p].name, wave[p].job_id,
-                                     failure_text(results[p], wave[p])));
-    doc["failed_group_member"] = wave[p].job_id;
+    d.failure = failure_kind_of(results[p]);
+    d.error = fmt::format("stopped: {} J{} of its group failed first ({})", wave[p].name, wave[p].job_id,
+                          failure_text(results[p], wave[p]));
+    d.failed_group_member = wave[p].job_id;
   }
-  return doc;
+  return result_json(d);
 }
 
 bool has_result_file(const std::string& outdir, const std::string& name, const std::string& job_id,

@@ -1,7 +1,7 @@
 // The writer and the reader of a result agree: what the harness writes
-// (src/run/result_keys: header, device keys, the meter's timing entry) reads
-// back through the one typed ResultRecord (src/results) that summary, resume
-// and rerun use, with the original's key names and types.
+// (src/run/result_keys: the harness's document, device keys, the meter's timing entry, written by
+// results/result_document) reads back through the one typed ResultRecord (src/results) that summary, resume and rerun
+// use, with the original's key names and types.
 #include "run/result_keys.hpp"
 
 #include <gtest/gtest.h>
@@ -58,13 +58,12 @@ RateMeter finished_meter(double& now) {
 nlohmann::json written_result(const RunIdentity& id, const TorchSettings& torch) {
   const WorkloadInfo* info = find_workload("polynome");
   EXPECT_NE(info, nullptr);
-  nlohmann::json r = result_header(id, *info);
-  add_device_keys(r, torch, TorchArgs{});
+  ResultDocument d = harness_document(id, *info);
+  d.device = device_keys(torch, d.description->inventory.value("cpu_model", std::string("cpu")));
   double now = 100;
   RateMeter meter = finished_meter(now);
-  r["timings"] = {{"train", train_timing(meter, {{"loss", 0.5}, {"count", 35}}, 1.6e9)}};
-  r["success"] = true;
-  return r;
+  d.timings = {{"train", train_timing(meter, {{"loss", 0.5}, {"count", 35}}, 1.6e9)}};
+  return result_json(d);
 }
 
 }  // namespace

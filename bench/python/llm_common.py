@@ -57,10 +57,14 @@ def token_loss(model, dataroot, data, B, T, dev):
 
 
 def adamw(params, hyper):
-    """AdamW with llm.c's split: weight decay on dim >= 2, none on the rest."""
+    """AdamW with llm.c's split: weight decay on dim >= 2, none on the rest;
+    fused on CUDA (llm.c's configure_optimizers, and the workload's AdamWStep),
+    the per-parameter loop on the CPU."""
+    params = list(params)
+    fused = {"fused": True} if params and params[0].is_cuda else {}
     return torch.optim.AdamW([{"params": [p for p in params if p.dim() >= 2], "weight_decay": hyper["weight_decay"]},
                               {"params": [p for p in params if p.dim() < 2], "weight_decay": 0.0}],
-                             lr=hyper["lr"], betas=hyper["betas"], eps=hyper["eps"])
+                             lr=hyper["lr"], betas=hyper["betas"], eps=hyper["eps"], **fused)
 
 
 def train_step(opt, params, hyper, step, loss_fn, cuda=False):

@@ -14,6 +14,8 @@
 // - Attention: 2.0 added at::scaled_dot_product_attention (flash / memory-
 //   efficient kernels on CUDA); 1.13 has none (callers run the plain math).
 // - c10d teardown: shutdown_process_group (2.3+: ProcessGroupNCCL::shutdown).
+// - Fused AdamW: at::_fused_adamw_ (one multi-tensor kernel) on CUDA from
+//   2.0, on the CPU from 2.4; 1.13 has none.
 // - CUDA streams/events: the project uses none directly; the rate meter's
 //   device sync (torch::cuda::synchronize) and pinned host memory
 //   (Tensor::pin_memory() without a device) are the same calls in 1.13 and
@@ -32,6 +34,7 @@
   (TORCH_VERSION_MAJOR > (major) || (TORCH_VERSION_MAJOR == (major) && TORCH_VERSION_MINOR >= (minor)))
 
 #if MILABENCH_TORCH_AT_LEAST(2, 0)
+#include <ATen/ops/_fused_adamw.h>
 #include <ATen/ops/scaled_dot_product_attention.h>
 #endif
 
@@ -124,6 +127,35 @@ inline std::optional<at::Tensor> fused_sdpa(const at::Tensor& q, const at::Tenso
 #else
   (void)q, (void)k, (void)v, (void)causal;
   return std::nullopt;
+#endif
+}
+
+// Whether this libtorch has a fused AdamW kernel for tensors on `device`.
+inline bool has_fused_adamw(c10::DeviceType device) {
+#if MILABENCH_TORCH_AT_LEAST(2, 4)
+  return device == c10::DeviceType::CUDA || device == c10::DeviceType::CPU;
+#elif MILABENCH_TORCH_AT_LEAST(2, 0)
+  return device == c10::DeviceType::CUDA;
+#else
+  (void)device;
+  return false;
+#endif
+}
+
+// AdamW (decoupled weight decay, bias correction by each tensor's step,
+// no amsgrad) over lists of one device's tensors in one multi-tensor
+// kernel: PyTorch's AdamW(fused=True). `steps` are float32 scalars on the
+// device, already counting this step. Call only where has_fused_adamw().
+inline void fused_adamw(at::TensorList params, at::TensorList grads, at::TensorList exp_avgs,
+                        at::TensorList exp_avg_sqs, at::TensorList steps, double lr, double beta1, double beta2,
+                        double weight_decay, double eps) {
+#if MILABENCH_TORCH_AT_LEAST(2, 0)
+  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, /*max_exp_avg_sqs=*/{}, steps, lr, beta1, beta2, weight_decay,
+                    eps, /*amsgrad=*/false, /*maximize=*/false);
+#else
+  (void)params, (void)grads, (void)exp_avgs, (void)exp_avg_sqs, (void)steps, (void)lr, (void)beta1, (void)beta2,
+      (void)weight_decay, (void)eps;
+  TORCH_CHECK(false, "fused AdamW needs libtorch 2.0 or later");
 #endif
 }
 

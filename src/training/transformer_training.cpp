@@ -28,6 +28,7 @@ std::vector<torch::Tensor> no_decay_params(torch::nn::Module& m) { return params
 void record_transformer_setup(Session& s, bool cuda, const nlohmann::json& config) {
   s.set_metric("precision", cuda ? "bfloat16 autocast, float32 master weights" : "float32");
   s.set_metric("attention", attention_kind());
+  s.set_metric("optimizer", adamw_kernel_name(default_adamw_kernel(cuda ? torch::Device(torch::kCUDA) : torch::kCPU)));
   s.set_metric("config", config);
 }
 
@@ -47,6 +48,8 @@ AdamWTrainer::AdamWTrainer(torch::nn::Module& model, const AdamWHyper& h, bool b
   groups.emplace_back(decay_params(model), options(h_.weight_decay));
   groups.emplace_back(no_decay_params(model), options(0.0));
   opt_ = std::make_unique<torch::optim::AdamW>(std::move(groups), torch::optim::AdamWOptions(h_.lr));
+  const torch::Device device = params_.empty() ? torch::Device(torch::kCPU) : params_.front().device();
+  update_ = std::make_unique<AdamWStep>(*opt_, default_adamw_kernel(device), device);
 }
 
 double AdamWTrainer::lr_at(int64_t step) const {
@@ -69,7 +72,7 @@ StepResult AdamWTrainer::step(const LossFn& loss_fn, int64_t step) {
   auto norm = clip_grad_norm(params_, h_.grad_clip);
   const double lr = lr_at(step);
   for (auto& g : opt_->param_groups()) static_cast<torch::optim::AdamWOptions&>(g.options()).lr(lr);
-  opt_->step();
+  update_->step();
   const double lossf = loss.item<double>();
   norm_ = norm.item<double>();
   return std::make_pair(loss, lossf);

@@ -4,8 +4,9 @@
 //     and loss under bf16 autocast on CUDA (the parameters stay float32:
 //     PyTorch AMP's master weights), backward, clip_grad_norm_(grad_clip),
 //     the step's learning rate (linear warm-up, then constant), AdamW with
-//     weight decay on 2-D parameters only, then the loss and the norm read on
-//     the host (the loop's `loss.item()` and printed norm).
+//     weight decay on 2-D parameters only (fused on CUDA where libtorch has
+//     it: training/adamw_step.hpp), then the loss and the norm read on the
+//     host (the loop's `loss.item()` and printed norm).
 //   - run_measured_steps: the measured loop around it, with the loss canary,
 //     MFU over the steps after the warm-up, and peak memory in the result.
 //   - TrainingOptions and open_token_loader: the command-line options and
@@ -28,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include "training/adamw_step.hpp"
 #include "training/data_parallel_run.hpp"
 #include "training/loss_canary.hpp"
 #include "training/session.hpp"
@@ -75,17 +77,18 @@ class AdamWTrainer {
   bool bf16_;
   std::vector<torch::Tensor> params_;
   std::unique_ptr<torch::optim::AdamW> opt_;
+  std::unique_ptr<AdamWStep> update_;  // over opt_'s groups and state
   DataParallelRun* ranks_ = nullptr;
   double norm_ = 0;
 };
 
 // What run_measured_steps needs to know of a workload.
 struct MeasuredSteps {
-  int64_t units_per_step = 0;  // the count per step (B x T tokens, or B images)
-  double flops_per_unit = 0;   // model FLOPs per counted unit (the MFU numerator)
-  std::string mfu_formula;     // how flops_per_unit was derived (recorded)
-  int64_t warmup_steps = 10;   // MFU is timed over the steps after these
-  LossCanary canary;           // checked on step 0's and the last loss
+  int64_t units_per_step = 0;        // the count per step (B x T tokens, or B images)
+  double flops_per_unit = 0;         // model FLOPs per counted unit (the MFU numerator)
+  std::string mfu_formula;           // how flops_per_unit was derived (recorded)
+  int64_t warmup_steps = 10;         // MFU is timed over the steps after these
+  LossCanary canary;                 // checked on step 0's and the last loss
   DataParallelRun* ranks = nullptr;  // the loop goes on until the ranks agree; finished after
 };
 
@@ -117,9 +120,9 @@ void add_training_options(CLI::App& app, TrainingOptions& t);
 // The train shards of token dataset `dataset` for a run of `workload`:
 // records the dataset's provenance (with "train_shards") in the session and
 // returns the reader of B = `batch` sequences of T = `seq` tokens, checked
-// against `vocab`, for rank `where.rank` of `where.world_size`, on `device`. Throws std::invalid_argument ("WORKLOAD: --dataset ...")
-// for a name this build does not know; DataError (naming the command that
-// makes it) when the data is absent.
+// against `vocab`, for rank `where.rank` of `where.world_size`, on `device`. Throws std::invalid_argument ("WORKLOAD:
+// --dataset ...") for a name this build does not know; DataError (naming the command that makes it) when the data is
+// absent.
 TokenLoader open_token_loader(Session& s, const std::string& workload, const std::string& dataset, int64_t vocab,
                               int64_t batch, int64_t seq, const DataParallelRun& ranks);
 
@@ -138,7 +141,8 @@ void train_language_model(Session& s, Model& model, TokenLoader& loader, AdamWTr
 
 // The metrics every 2026 workload records before its loop: "precision"
 // (bfloat16 autocast with float32 master weights on CUDA, else float32),
-// "attention" (models/attention.hpp's attention_kind()) and "config" (its
+// "attention" (models/attention.hpp's attention_kind()), "optimizer" (which
+// AdamW kernel AdamWTrainer uses there: adamw_step.hpp) and "config" (its
 // shape, as given).
 void record_transformer_setup(Session& s, bool cuda, const nlohmann::json& config);
 

@@ -225,15 +225,7 @@ TEST(TorchCompat, NamesTheLibtorchItWasBuiltWith) {
   EXPECT_TRUE(v.rfind("1.", 0) == 0 || v.rfind("2.", 0) == 0) << v;
 }
 
-// ---- CUDA: the CPU part everywhere, the device part on a GPU ---------------
-//
-// Each test runs on the CPU everything up to the device (the real `milarun
-// run` parser with the harness's flags, the dry run `milarun jobs` makes,
-// configuration, model construction), so a stale flag or a changed signature
-// fails in CI; CUDA_PART() then skips the rest where no GPU is visible.
-
-#define CUDA_PART() \
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "skipped: no CUDA (the CPU part passed)"
+// ---- CUDA: the CPU part everywhere, the device part on a GPU (CUDA_PART) ---
 
 // A workload's run as `milarun run --cuda` configures it: the harness's and
 // the workload's flags on one parser, checked as `milarun jobs` checks them.

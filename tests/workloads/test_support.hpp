@@ -18,6 +18,15 @@
 #include "training/session.hpp"
 #include "workloads/workload.hpp"
 
+// CUDA tests (suites named *Cuda, which scripts/gpu-check.sh runs on a GPU):
+// each runs on the CPU everything up to the device (the real `milarun run`
+// parser with the harness's flags, the dry run `milarun jobs` makes,
+// configuration, model construction), so a stale flag or a changed
+// signature fails in CI; CUDA_PART() then skips the rest where no GPU is
+// visible.
+#define CUDA_PART() \
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "skipped: no CUDA (the CPU part passed)"
+
 namespace milabench::test {
 
 // A fresh folder under the system temp dir, removed with everything in it.

@@ -51,11 +51,13 @@ void Session::set_distributed(const nlohmann::json& info, bool counted) {
   outputs_.sub_job = !counted;
 }
 
-void Session::set_model(const torch::nn::Module& model) {
+int64_t count_parameters(const torch::nn::Module& model) {
   int64_t total = 0;
   for (const auto& p : model.parameters()) total += p.numel();
-  set_model_parameters(total);
+  return total;
 }
+
+void Session::set_model(const torch::nn::Module& model) { set_model_parameters(count_parameters(model)); }
 
 void Session::set_model_parameters(int64_t count) { outputs_.model_parameters = count; }
 

@@ -23,6 +23,10 @@ namespace milabench {
 
 class RateMeter;
 
+// Every parameter's element count (Module::parameters(): a weight tied
+// under two names, as gpt2's head, is one parameter, counted once).
+int64_t count_parameters(const torch::nn::Module& model);
+
 class Session {
  public:
   // `workers`: the --workers value (0 when not given, the original's None);

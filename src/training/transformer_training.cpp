@@ -32,12 +32,6 @@ void record_transformer_setup(Session& s, bool cuda, const nlohmann::json& confi
   s.set_metric("config", config);
 }
 
-int64_t count_parameters(torch::nn::Module& m) {
-  int64_t n = 0;
-  for (const auto& p : m.parameters()) n += p.numel();
-  return n;
-}
-
 AdamWTrainer::AdamWTrainer(torch::nn::Module& model, const AdamWHyper& h, bool bf16_autocast, DataParallelRun* ranks)
     : h_(h), bf16_(bf16_autocast), params_(model.parameters()), ranks_(ranks) {
   auto options = [&](double wd) {

@@ -146,7 +146,4 @@ void train_language_model(Session& s, Model& model, TokenLoader& loader, AdamWTr
 // shape, as given).
 void record_transformer_setup(Session& s, bool cuda, const nlohmann::json& config);
 
-// Every parameter's element count (tied weights counted once).
-int64_t count_parameters(torch::nn::Module& m);
-
 }  // namespace milabench

@@ -29,12 +29,6 @@ namespace {
 
 constexpr int kGeneratedStyleSide = 256;  // when neither --style-image nor --style-size is given
 
-int64_t count_parameters(torch::nn::Module& m) {
-  int64_t n = 0;
-  for (const auto& p : m.parameters()) n += p.numel();
-  return n;
-}
-
 // utils.normalize_batch: 0..255 -> ImageNet-normalised.
 torch::Tensor normalize_batch(const torch::Tensor& x) {
   auto mean = torch::tensor({0.485f, 0.456f, 0.406f}, x.options()).view({1, 3, 1, 1});

@@ -74,12 +74,11 @@ torch::optim::AdamWParamState& AdamWStep::state_of(const torch::Tensor& p) {
   return static_cast<torch::optim::AdamWParamState&>(*it->second);
 }
 
-torch::Tensor& AdamWStep::device_step(const torch::Tensor& p, int64_t step) {
+torch::Tensor AdamWStep::count_step(const torch::Tensor& p, int64_t step) {
   auto& [count, tensor] = steps_[p.unsafeGetTensorImpl()];
-  if (!tensor.defined() || count != step) {
+  if (!tensor.defined() || count != step)
     tensor = torch::full({}, static_cast<double>(step), p.options().dtype(torch::kFloat32));
-    count = step;
-  }
+  count = step + 1;  // the group's _foreach_add_ brings the tensor there
   return tensor;
 }
 
@@ -89,15 +88,12 @@ void AdamWStep::fused_group(torch::optim::OptimizerParamGroup& group) {
   for (const auto& p : group.params()) {
     if (!p.grad().defined()) continue;
     auto& s = state_of(p);
-    // The device counter is brought to the state's count, then both count this step.
-    torch::Tensor& step = device_step(p, s.step());
+    steps.push_back(count_step(p, s.step()));
     s.step(s.step() + 1);
-    steps_[p.unsafeGetTensorImpl()].first = s.step();
     params.push_back(p);
     grads.push_back(p.grad());
     exp_avgs.push_back(s.exp_avg());
     exp_avg_sqs.push_back(s.exp_avg_sq());
-    steps.push_back(step);
   }
   if (params.empty()) return;
   at::_foreach_add_(steps, 1);  // one kernel for the group's step counts

@@ -51,9 +51,9 @@ class AdamWStep {
   void fused_group(torch::optim::OptimizerParamGroup& group);
   torch::optim::AdamWParamState& state_of(const torch::Tensor& p);
   // The float32 step count of `p` on the device (the fused kernel's
-  // state_steps), refilled when it disagrees with the optimizer's state
-  // (after torch::load).
-  torch::Tensor& device_step(const torch::Tensor& p, int64_t step);
+  // state_steps), refilled when it disagrees with the optimizer's `step`
+  // (after torch::load); counts this step once the group adds 1 to it.
+  torch::Tensor count_step(const torch::Tensor& p, int64_t step);
 
   torch::optim::AdamW& opt_;
   AdamWKernel kernel_;

@@ -64,8 +64,8 @@ class Session {
   void set_slice_sync(bool on);
 
   // Result-file fields the workload owns.
-  void set_model(const torch::nn::Module& model);      // model.parameters
-  void set_model_parameters(int64_t count);            // when there are several nets
+  void set_model(const torch::nn::Module& model);  // model.parameters
+  void set_model_parameters(int64_t count);        // when there are several nets
   // The result's "dataset" (e.g. {"name":"mnist","synthetic":true}) and
   // "stand_ins" (its "stand_in", results/stand_ins.hpp).
   void set_dataset(const nlohmann::json& provenance);

@@ -18,9 +18,9 @@ namespace fs = std::filesystem;
 namespace milabench {
 namespace {
 
-constexpr int kQuality = 90;
+constexpr int kBsdsJpegQuality = 90;
 constexpr const char* kImagesPath = "/BSR/BSDS500/data/images/";
-const char* const kSplits[] = {"train", "val", "test"};
+const char* const kBsdsSplits[] = {"train", "val", "test"};
 
 bool is_jpeg_file(const fs::directory_entry& e) {
   std::error_code ec;
@@ -88,7 +88,7 @@ void generate_bsds500(const std::string& dataroot, const DatasetOptions& options
   const int64_t per_split[] = {counts.train, counts.val, counts.test};
   std::vector<std::string> paths;  // job index -> file
   for (int s = 0; s < 3; ++s) {
-    const std::string sub = std::string(kImagesPath + 1) + kSplits[s];  // relative to the folder
+    const std::string sub = std::string(kImagesPath + 1) + kBsdsSplits[s];  // relative to the folder
     staged.make_dir(sub);
     const std::string dir = (staged.path() / sub).string();
     for (int64_t i = 0; i < per_split[s]; ++i)
@@ -102,7 +102,7 @@ void generate_bsds500(const std::string& dataroot, const DatasetOptions& options
     const int h = landscape ? kBsds500ShortSide : kBsds500LongSide;
     rgb.resize(size_t(w) * h * 3);
     fill_scene(rgb, w, h, 0xB5D5500ull + uint64_t(job));
-    write_file_or_throw(paths[size_t(job)], codec.encode(rgb.data(), w, h, kQuality), "bsds500");
+    write_file_or_throw(paths[size_t(job)], codec.encode(rgb.data(), w, h, kBsdsJpegQuality), "bsds500");
   });
   staged.publish(/*replace=*/true);
   record_manifest(dataroot, kBsds500Name,

@@ -23,7 +23,7 @@ using nlohmann::json;
 namespace milabench {
 namespace {
 
-constexpr int kQuality = 85;
+constexpr int kCocoJpegQuality = 85;
 constexpr int kMaxBoxes = 93;  // the most boxes one COCO 2017 image has
 
 struct Size {
@@ -198,7 +198,7 @@ void generate_coco(const std::string& dataroot, const DatasetOptions& options) {
     const GenImage& g = s.images[size_t(job < counts.train ? job : job - counts.train)];
     render(g, uint64_t(g.id), rgb);
     write_text(tmp_dir / (std::string(s.name) + "2017") / file_name(g.id),
-               codec.encode(rgb.data(), g.w, g.h, kQuality));
+               codec.encode(rgb.data(), g.w, g.h, kCocoJpegQuality));
   });
   staged.publish(/*replace=*/true);
   record_manifest(dataroot, "coco",

@@ -13,6 +13,7 @@
 #include "data/manifest.hpp"
 #include "data/parallel_jobs.hpp"
 #include "sys/cpus.hpp"
+#include "sys/splitmix.hpp"
 #include "sys/staged_folder.hpp"
 
 namespace fs = std::filesystem;
@@ -26,22 +27,14 @@ struct Split {
   uint64_t seed;
 };
 
-// splitmix64: a fast, well-mixed generator; the pixels only need to be noise.
-uint64_t splitmix(uint64_t& state) {
-  uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 void fill_noise(std::vector<uint8_t>& pixels, uint64_t seed) {
   uint64_t state = seed;
   size_t i = 0;
   for (; i + 8 <= pixels.size(); i += 8) {
-    uint64_t r = splitmix(state);
+    uint64_t r = splitmix64_next(state);
     std::memcpy(pixels.data() + i, &r, 8);
   }
-  for (; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(splitmix(state));
+  for (; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(splitmix64_next(state));
 }
 
 }  // namespace

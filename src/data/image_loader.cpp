@@ -7,17 +7,9 @@
 #include <tuple>
 #include <utility>
 
+#include "sys/splitmix.hpp"
+
 namespace milabench {
-namespace {
-
-uint64_t mix(uint64_t x) {  // splitmix64 finaliser: per-sample seeds from (seed, index)
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-}  // namespace
 
 ImageLoader::ImageLoader(std::vector<ImageSample> samples, std::shared_ptr<const ImageTransform> transform,
                          ImageLoaderOptions options)
@@ -59,7 +51,7 @@ ImageSample ImageLoader::sample_at(int64_t epoch, int64_t pos) {
   if (it == perms_.end()) {
     auto order = std::make_shared<std::vector<int64_t>>(samples_.size());
     std::iota(order->begin(), order->end(), 0);
-    std::mt19937_64 rng(mix(options_.seed ^ mix(uint64_t(epoch) + 1)));
+    std::mt19937_64 rng(splitmix64(options_.seed ^ splitmix64(uint64_t(epoch) + 1)));
     std::shuffle(order->begin(), order->end(), rng);
     it = perms_.emplace(epoch, std::move(order)).first;
   }
@@ -106,7 +98,7 @@ void ImageLoader::work() {
       float* out = slot.images.data_ptr<float>() + j * sample_numel_;
       lock.unlock();
 
-      std::mt19937_64 rng(mix(options_.seed ^ mix(uint64_t(epoch * n + pos))));
+      std::mt19937_64 rng(splitmix64(options_.seed ^ splitmix64(uint64_t(epoch * n + pos))));
       std::string error;
       bool ok = read_file_bytes(mine.path, &bytes, &error) &&
                 transform_->apply_sample(codec, mine, bytes.data(), bytes.size(), rng, out, &error);

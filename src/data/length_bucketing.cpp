@@ -7,9 +7,8 @@
 
 namespace milabench {
 
-std::vector<std::vector<int64_t>> bucketing_batches(const std::vector<int32_t>& lengths,
-                                                    const BucketingOptions& opt, uint64_t seed,
-                                                    int64_t epoch) {
+std::vector<std::vector<int64_t>> bucketing_batches(const std::vector<int32_t>& lengths, const BucketingOptions& opt,
+                                                    uint64_t seed, int64_t epoch) {
   if (opt.batch_size < 1) throw std::invalid_argument("--batch-size must be >= 1");
   const int64_t n = int64_t(lengths.size());
   const int64_t num_samples = n / opt.batch_size * opt.batch_size;

@@ -15,11 +15,10 @@
 #include "data/idx_format.hpp"
 #include "data/manifest.hpp"
 #include "results/atomic_write.hpp"
+#include "sys/read_file.hpp"
 
 namespace milabench {
 namespace {
-
-constexpr int kSide = kMnistSide;
 
 std::string split_file(const std::string& dataroot, bool train, bool images) {
   return mnist_raw_dir(dataroot) + "/" + (train ? "train" : "t10k") +
@@ -35,12 +34,11 @@ void put_be32(std::string& out, uint32_t v) {
 }
 
 // The whole file; throws naming it (and the command that makes it) when missing.
-std::string slurp(const std::string& path, const std::string& dataroot) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) bad_file(path, "missing", dataroot);
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) bad_file(path, "read error", dataroot);
-  return bytes;
+std::string whole_file(const std::string& path, const std::string& dataroot) {
+  std::string why;
+  auto bytes = read_whole_file(path, &why);
+  if (!bytes) bad_file(path, why, dataroot);
+  return std::move(*bytes);
 }
 
 // A class's template: up to 4 strokes, each a segment (x0,y0)-(x1,y1) in [4,24].
@@ -63,9 +61,9 @@ void draw(std::string& img, size_t off, const std::vector<Stroke>& strokes, std:
       for (int dy = -2; dy <= 2; ++dy)
         for (int dx = -2; dx <= 2; ++dx) {
           int px = int(std::lround(x)) + dx, py = int(std::lround(y)) + dy;
-          if (px < 0 || py < 0 || px >= kSide || py >= kSide) continue;
+          if (px < 0 || py < 0 || px >= kMnistSide || py >= kMnistSide) continue;
           float v = 255.f * std::max(0.f, 1.f - std::hypot(px - x, py - y) / 2.2f);
-          auto& c = img[off + size_t(py) * kSide + size_t(px)];
+          auto& c = img[off + size_t(py) * kMnistSide + size_t(px)];
           c = char(std::max<int>(static_cast<unsigned char>(c), int(v)));
         }
     }
@@ -77,18 +75,18 @@ void write_split(const std::string& dataroot, bool train, int64_t n, uint32_t se
   std::string images, labels;
   put_be32(images, kIdxImagesMagic);
   put_be32(images, uint32_t(n));
-  put_be32(images, kSide);
-  put_be32(images, kSide);
+  put_be32(images, kMnistSide);
+  put_be32(images, kMnistSide);
   put_be32(labels, kIdxLabelsMagic);
   put_be32(labels, uint32_t(n));
   std::vector<std::vector<Stroke>> templates;
   for (int c = 0; c < 10; ++c) templates.push_back(class_template(c));
   size_t header = images.size();
-  images.resize(header + size_t(n) * kSide * kSide, '\0');
+  images.resize(header + size_t(n) * kMnistSide * kMnistSide, '\0');
   for (int64_t i = 0; i < n; ++i) {
     int label = int(g() % 10);
     labels.push_back(char(label));
-    draw(images, header + size_t(i) * kSide * kSide, templates[label], g);
+    draw(images, header + size_t(i) * kMnistSide * kMnistSide, templates[label], g);
   }
   write_text_atomic(split_file(dataroot, train, true), images);
   write_text_atomic(split_file(dataroot, train, false), labels);
@@ -100,7 +98,7 @@ std::string mnist_raw_dir(const std::string& dataroot) { return dataroot + "/mni
 
 MnistSplit read_mnist(const std::string& dataroot, bool train) {
   const std::string images_path = split_file(dataroot, train, true), labels_path = split_file(dataroot, train, false);
-  const std::string images = slurp(images_path, dataroot), labels = slurp(labels_path, dataroot);
+  const std::string images = whole_file(images_path, dataroot), labels = whole_file(labels_path, dataroot);
   MnistSplitView v;
   try {
     v = parse_mnist_split(images, labels, images_path, labels_path);
@@ -108,7 +106,8 @@ MnistSplit read_mnist(const std::string& dataroot, bool train) {
     throw DataError("MNIST file " + std::string(e.what()) + "; run: " + dataset_remake_command("mnist", dataroot));
   }
   MnistSplit s;
-  s.images = torch::from_blob(const_cast<char*>(v.images.data()), {v.count, kSide, kSide}, torch::kUInt8).clone();
+  s.images =
+      torch::from_blob(const_cast<char*>(v.images.data()), {v.count, kMnistSide, kMnistSide}, torch::kUInt8).clone();
   s.labels = torch::from_blob(const_cast<char*>(v.labels.data()), {v.count}, torch::kUInt8).to(torch::kLong);
   return s;
 }

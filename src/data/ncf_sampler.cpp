@@ -4,15 +4,10 @@
 #include <random>
 #include <stdexcept>
 
+#include "sys/splitmix.hpp"
+
 namespace milabench {
 namespace {
-
-uint64_t splitmix64(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 
 constexpr int kQueueDepth = 2;  // batches made ahead per worker
 
@@ -40,8 +35,7 @@ uint64_t FeistelPermutation::operator()(uint64_t i) const {
   return x;
 }
 
-NcfTrainSet::NcfTrainSet(const Ml20m& d, int negatives)
-    : users_(d.users), items_(d.items), negatives_(negatives) {
+NcfTrainSet::NcfTrainSet(const Ml20m& d, int negatives) : users_(d.users), items_(d.items), negatives_(negatives) {
   if (negatives < 0) throw std::invalid_argument("recom: --negative-samples must be >= 0");
   test_item_.assign(size_t(users_), -1);
   begin_.assign(size_t(users_) + 1, 0);

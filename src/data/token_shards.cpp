@@ -8,6 +8,7 @@
 
 #include "data/format_error.hpp"
 #include "data/manifest.hpp"
+#include "sys/splitmix.hpp"
 
 namespace milabench {
 namespace fs = std::filesystem;
@@ -22,25 +23,18 @@ constexpr Variant kVariants[] = {{kShardMagicGpt2, kShardVersionGpt2, 2}, {kShar
 
 const Variant& variant_of(ShardFormat f) { return kVariants[f == ShardFormat::Gpt2 ? 0 : 1]; }
 
-// splitmix64: the generator's only source of randomness (fixed across
-// platforms and standard libraries, unlike std:: distributions).
-uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-struct Rng {
+// The generator's only source of randomness: splitmix64 of a counter (fixed
+// across platforms and standard libraries, unlike std:: distributions).
+struct CounterRng {
   uint64_t state;
-  uint64_t next() { return mix(state++); }
+  uint64_t next() { return splitmix64(state++); }
 };
 
 // One shard of the chain. `seed` makes each shard an independent stretch.
 std::vector<uint32_t> markov_tokens(int64_t n, int64_t vocab, uint64_t chain_seed, uint64_t shard_seed) {
   const uint32_t eot = uint32_t(vocab - 1), words = uint32_t(vocab - 1);
   std::vector<uint32_t> out(static_cast<size_t>(n));
-  Rng rng{mix(shard_seed)};
+  CounterRng rng{splitmix64(shard_seed)};
   uint32_t cur = eot;
   for (int64_t i = 0; i < n; ++i) {
     const uint64_t r = rng.next();
@@ -53,7 +47,7 @@ std::vector<uint32_t> markov_tokens(int64_t n, int64_t vocab, uint64_t chain_see
       const uint32_t pick = uint32_t((r >> 9) & 15);  // 8/16, 4/16, 2/16, 1/16: successor k; 1/16: uniform
       const int k = pick < 8 ? 0 : pick < 12 ? 1 : pick < 14 ? 2 : pick < 15 ? 3 : -1;
       next = k < 0 ? uint32_t((r >> 13) % words)
-                   : uint32_t(mix(chain_seed ^ (uint64_t(cur) * kMarkovSuccessors + uint64_t(k))) % words);
+                   : uint32_t(splitmix64(chain_seed ^ (uint64_t(cur) * kMarkovSuccessors + uint64_t(k))) % words);
     }
     out[size_t(i)] = cur = next;
   }
@@ -151,7 +145,7 @@ ShardFiles list_token_shards(const std::string& dir) {
 void generate_token_shards(const std::string& dir, const TokenGenOptions& o) {
   if (o.vocab < 2) throw std::invalid_argument("token generator: vocabulary must be >= 2");
   fs::create_directories(dir);
-  const uint64_t chain = mix(o.seed);  // the successor table: one per seed, the same in every shard
+  const uint64_t chain = splitmix64(o.seed);  // the successor table: one per seed, the same in every shard
   write_token_shard(dir + "/" + shard_name(o.prefix, "val", 0), markov_tokens(o.val_tokens, o.vocab, chain, o.seed),
                     o.format);
   for (int64_t k = 1; k <= o.train_shards; ++k)

@@ -16,18 +16,19 @@
 #include "data/manifest.hpp"
 #include "results/atomic_write.hpp"
 #include "sys/cpus.hpp"
+#include "sys/read_file.hpp"
 
 namespace milabench {
 namespace {
 
-const char* const kSplits[] = {"train", "valid", "test"};
+const char* const kWiki2Splits[] = {"train", "valid", "test"};
 constexpr int64_t kRealTokens[] = {2088628, 217646, 245569};  // per split, <eos> included
 constexpr int kChunks = 64;                                   // generation unit; fixed so output ignores thread count
 constexpr int kCoverStride = 50;                              // every 50th train word is the next not-yet-covered word
 constexpr double kZipfShift = 2.0;                            // p(rank) ∝ 1/(rank + 2): "the" ≈ 5% as in WikiText-2
 
 std::string split_path(const std::string& dataroot, int split) {
-  return wiki2_dir(dataroot) + "/wiki." + kSplits[split] + ".tokens";
+  return wiki2_dir(dataroot) + "/wiki." + kWiki2Splits[split] + ".tokens";
 }
 
 // The generator's word list: frequent WikiText tokens first, then distinct
@@ -131,11 +132,10 @@ Wiki2Corpus read_wiki2(const std::string& dataroot) {
   std::vector<int32_t>* outs[] = {&c.train, &c.valid, &c.test};
   for (int s = 0; s < 3; ++s) {
     std::string path = split_path(dataroot, s);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) bad_file(path, "missing or unreadable", dataroot);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (in.bad()) bad_file(path, "read error", dataroot);
-    tokenize_text(text, c.dictionary, *outs[s]);
+    std::string why;
+    const auto text = read_whole_file(path, &why);
+    if (!text) bad_file(path, why, dataroot);
+    tokenize_text(*text, c.dictionary, *outs[s]);
     if (outs[s]->empty()) bad_file(path, "empty (no token)", dataroot);
   }
   return c;
@@ -167,7 +167,7 @@ void generate_wiki2(const std::string& dataroot, const DatasetOptions& opts) {
     std::string text;
     for (auto& p : parts) text += p;
     write_text_atomic(split_path(dataroot, s), text);
-    tokens[kSplits[s]] = total;
+    tokens[kWiki2Splits[s]] = total;
   }
   record_manifest(dataroot, "wiki2",
                   {{"synthetic", true},

@@ -11,6 +11,7 @@
 
 #include "data/data_error.hpp"
 #include "data/manifest.hpp"
+#include "sys/read_file.hpp"
 
 namespace milabench {
 namespace {
@@ -24,19 +25,18 @@ bool exists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
-std::string slurp(const std::string& path, const std::string& dataroot) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) bad_file(path, "missing", dataroot);
-  std::string text(size_t(in.tellg()), '\0');
-  in.seekg(0);
-  if (!in.read(text.data(), std::streamsize(text.size()))) bad_file(path, "unreadable", dataroot);
-  return text;
+// The whole file; throws naming it (and the command that makes it) when it cannot be read.
+std::string whole_file(const std::string& path, const std::string& dataroot) {
+  std::string why;
+  auto text = read_whole_file(path, &why);
+  if (!text) bad_file(path, why, dataroot);
+  return std::move(*text);
 }
 
 // Reads `path` (its first max_lines lines when > 0) with `threads` parsers.
 TokenLines read_lines(const std::string& path, const Vocabulary& vocab, int64_t max_lines, unsigned threads,
                       const std::string& dataroot) {
-  std::string text = slurp(path, dataroot);
+  std::string text = whole_file(path, dataroot);
   std::string_view all(text);
   if (max_lines > 0) {
     size_t pos = 0;
@@ -87,7 +87,7 @@ std::string wmt16_dir(const std::string& dataroot) {
 }
 
 Vocabulary load_vocabulary(const std::string& path, const std::string& dataroot) {
-  const std::string text = slurp(path, dataroot);
+  const std::string text = whole_file(path, dataroot);
   try {
     return Vocabulary::parse(text, path);
   } catch (const DataFormatError& e) {

@@ -6,7 +6,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
+#include <unistd.h>  // environ
 
 #include <cerrno>
 #include <cstdlib>
@@ -17,8 +17,6 @@
 #include "launch/interrupt.hpp"
 #include "launch/spawn.hpp"
 #include "sys/dirs.hpp"
-
-extern char** environ;
 
 namespace milabench {
 

@@ -4,10 +4,11 @@
 #include <cmath>
 #include <limits>
 
+#include "sys/splitmix.hpp"
+
 namespace milabench {
 
 namespace {
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kPi = 3.14159265358979323846;
 
 }  // namespace
@@ -19,12 +20,7 @@ std::vector<double> finite_only(const std::vector<double>& v) {
   return out;
 }
 
-uint64_t Rng::next() {
-  uint64_t z = (state_ += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
+uint64_t Rng::next() { return splitmix64_next(state_); }
 
 uint64_t Rng::below(uint64_t n) {
   // Rejection of the short top range removes modulo bias.

@@ -6,10 +6,15 @@
 // explains each method in plain words.
 #pragma once
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
 namespace milabench {
+
+// The value of a statistic that cannot be computed (too few samples, a zero
+// mean): NaN, which every reader prints as missing.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The finite values of v, in order (NaN and infinities dropped).
 std::vector<double> finite_only(const std::vector<double>& v);

@@ -6,10 +6,6 @@
 
 namespace milabench {
 
-namespace {
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-}  // namespace
-
 Interval t_interval(const std::vector<double>& values, double level) {
   const std::vector<double> v = finite_only(values);
   if (v.size() < kMinRunsForInterval) return no_interval();

@@ -13,7 +13,6 @@
 namespace milabench {
 
 namespace {
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // The summary window, or empty when the series is too short.
 std::vector<double> window_of(const std::vector<double>& rates, const SteadyOptions& o) {

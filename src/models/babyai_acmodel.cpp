@@ -20,17 +20,16 @@ void init_linears(nn::Module& m) {
   }
 }
 
-nn::Conv2d conv(int64_t in, int64_t out, int64_t k, int64_t pad = 0) {
+nn::Conv2d babyai_conv(int64_t in, int64_t out, int64_t k, int64_t pad = 0) {
   return nn::Conv2d(nn::Conv2dOptions(in, out, k).padding(pad));
 }
 
 }  // namespace
 
-FilmBlockImpl::FilmBlockImpl(int64_t in_features, int64_t out_features, int64_t in_channels,
-                             int64_t imm_channels) {
-  conv1 = register_module("conv1", conv(in_channels, imm_channels, 3, 1));
+FilmBlockImpl::FilmBlockImpl(int64_t in_features, int64_t out_features, int64_t in_channels, int64_t imm_channels) {
+  conv1 = register_module("conv1", babyai_conv(in_channels, imm_channels, 3, 1));
   bn1 = register_module("bn1", nn::BatchNorm2d(imm_channels));
-  conv2 = register_module("conv2", conv(imm_channels, out_features, 3, 1));
+  conv2 = register_module("conv2", babyai_conv(imm_channels, out_features, 3, 1));
   bn2 = register_module("bn2", nn::BatchNorm2d(out_features));
   weight = register_module("weight", nn::Linear(in_features, out_features));
   bias = register_module("bias", nn::Linear(in_features, out_features));
@@ -46,16 +45,17 @@ BabyAIModelImpl::BabyAIModelImpl(const BabyAIModelOptions& o) : o_(o) {
   const bool film = o.arch == "expert_filmcnn";
   if (o.arch == "cnn1") {
     image_conv = register_module(
-        "image_conv", nn::Sequential(conv(3, 16, 2), nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2)),
-                                     conv(16, 32, 2), nn::ReLU(), conv(32, o.image_dim, 2), nn::ReLU()));
+        "image_conv",
+        nn::Sequential(babyai_conv(3, 16, 2), nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2)),
+                       babyai_conv(16, 32, 2), nn::ReLU(), babyai_conv(32, o.image_dim, 2), nn::ReLU()));
   } else if (film) {
     if (!o.use_instr)
       throw std::invalid_argument("--arch expert_filmcnn needs the instruction: drop --no-instr or use --arch cnn1");
-    image_conv = register_module(
-        "image_conv",
-        nn::Sequential(conv(3, 128, 2, 1), nn::BatchNorm2d(128), nn::ReLU(),
-                       nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2)), conv(128, 128, 3, 1),
-                       nn::BatchNorm2d(128), nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2))));
+    image_conv =
+        register_module("image_conv", nn::Sequential(babyai_conv(3, 128, 2, 1), nn::BatchNorm2d(128), nn::ReLU(),
+                                                     nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2)),
+                                                     babyai_conv(128, 128, 3, 1), nn::BatchNorm2d(128), nn::ReLU(),
+                                                     nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2))));
     film_pool = register_module("film_pool", nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2)));
   } else {
     throw std::invalid_argument("--arch " + o.arch + ": expected expert_filmcnn or cnn1");
@@ -74,10 +74,10 @@ BabyAIModelImpl::BabyAIModelImpl(const BabyAIModelOptions& o) : o_(o) {
     throw std::invalid_argument("--no-mem needs --image-dim equal to --memory-dim (as the original)");
   if (film)
     for (int i = 0; i < 2; ++i)
-      controllers_.push_back(register_module(
-          "FiLM_Controler_" + std::to_string(i),
-          FilmBlock(o.instr_dim, i == 0 ? 128 : o.image_dim, 128, 128)));
-  actor = register_module("actor", nn::Sequential(nn::Linear(embedding, 64), nn::Tanh(), nn::Linear(64, o.num_actions)));
+      controllers_.push_back(register_module("FiLM_Controler_" + std::to_string(i),
+                                             FilmBlock(o.instr_dim, i == 0 ? 128 : o.image_dim, 128, 128)));
+  actor =
+      register_module("actor", nn::Sequential(nn::Linear(embedding, 64), nn::Tanh(), nn::Linear(64, o.num_actions)));
   critic = register_module("critic", nn::Sequential(nn::Linear(embedding, 64), nn::Tanh(), nn::Linear(64, 1)));
   init_linears(*this);
 }
@@ -88,8 +88,7 @@ torch::Tensor BabyAIModelImpl::instr_embedding(const torch::Tensor& instr) {
   return out.index({torch::arange(instr.size(0), instr.options()), lengths});
 }
 
-ACOutput BabyAIModelImpl::forward(const torch::Tensor& image, const torch::Tensor& instr,
-                                  const torch::Tensor& memory) {
+ACOutput BabyAIModelImpl::forward(const torch::Tensor& image, const torch::Tensor& instr, const torch::Tensor& memory) {
   torch::Tensor instr_emb;
   if (o_.use_instr) instr_emb = instr_embedding(instr);
   auto x = image.transpose(1, 3).transpose(2, 3);  // [B, 3, x, y]
@@ -101,8 +100,8 @@ ACOutput BabyAIModelImpl::forward(const torch::Tensor& image, const torch::Tenso
   x = x.reshape({x.size(0), -1});
   torch::Tensor embedding = x, new_memory = memory;
   if (o_.use_memory) {
-    auto hc = memory_rnn->forward(x, std::make_tuple(memory.narrow(1, 0, o_.memory_dim),
-                                                     memory.narrow(1, o_.memory_dim, o_.memory_dim)));
+    auto hc = memory_rnn->forward(
+        x, std::make_tuple(memory.narrow(1, 0, o_.memory_dim), memory.narrow(1, o_.memory_dim, o_.memory_dim)));
     embedding = std::get<0>(hc);
     new_memory = torch::cat({std::get<0>(hc), std::get<1>(hc)}, 1);
   }

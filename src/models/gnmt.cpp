@@ -15,8 +15,8 @@ int64_t gnmt_parameter_count(const GnmtOptions& o) {
   const int64_t Vc = o.pad_classifier ? (V + 7) / 8 * 8 : V;
   int64_t n = V * H * (o.share_embedding ? 1 : 2);
   n += 2 * lstm_params(H, H) + lstm_params(2 * H, H) + (L - 2) * lstm_params(H, H);  // encoder
-  n += lstm_params(H, H) + (2 * H * H + 2 * H + 1);                                   // attention RNN
-  n += (L - 1) * lstm_params(2 * H, H) + H * Vc + Vc;                                 // decoder
+  n += lstm_params(H, H) + (2 * H * H + 2 * H + 1);                                  // attention RNN
+  n += (L - 1) * lstm_params(2 * H, H) + H * Vc + Vc;                                // decoder
   return n;
 }
 

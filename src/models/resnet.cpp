@@ -8,22 +8,22 @@ namespace {
 
 namespace nn = torch::nn;
 
-nn::Conv2d conv(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad) {
+nn::Conv2d resnet_conv(int64_t in, int64_t out, int64_t k, int64_t stride, int64_t pad) {
   return nn::Conv2d(nn::Conv2dOptions(in, out, k).stride(stride).padding(pad).bias(false));
 }
 
 // Conv1x1(stride) + BN when the shortcut changes shape; empty otherwise.
 nn::Sequential make_downsample(int64_t in, int64_t out, int64_t stride) {
   if (stride == 1 && in == out) return nullptr;
-  return nn::Sequential(conv(in, out, 1, stride, 0), nn::BatchNorm2d(out));
+  return nn::Sequential(resnet_conv(in, out, 1, stride, 0), nn::BatchNorm2d(out));
 }
 
 struct BasicBlockImpl : nn::Module {
   static constexpr int64_t kExpansion = 1;
   BasicBlockImpl(int64_t in, int64_t planes, int64_t stride) {
-    conv1 = register_module("conv1", conv(in, planes, 3, stride, 1));
+    conv1 = register_module("conv1", resnet_conv(in, planes, 3, stride, 1));
     bn1 = register_module("bn1", nn::BatchNorm2d(planes));
-    conv2 = register_module("conv2", conv(planes, planes, 3, 1, 1));
+    conv2 = register_module("conv2", resnet_conv(planes, planes, 3, 1, 1));
     bn2 = register_module("bn2", nn::BatchNorm2d(planes));
     if (auto d = make_downsample(in, planes, stride)) downsample = register_module("downsample", d);
   }
@@ -42,11 +42,11 @@ TORCH_MODULE(BasicBlock);
 struct BottleneckImpl : nn::Module {
   static constexpr int64_t kExpansion = 4;
   BottleneckImpl(int64_t in, int64_t planes, int64_t stride) {
-    conv1 = register_module("conv1", conv(in, planes, 1, 1, 0));
+    conv1 = register_module("conv1", resnet_conv(in, planes, 1, 1, 0));
     bn1 = register_module("bn1", nn::BatchNorm2d(planes));
-    conv2 = register_module("conv2", conv(planes, planes, 3, stride, 1));  // v1.5: stride here
+    conv2 = register_module("conv2", resnet_conv(planes, planes, 3, stride, 1));  // v1.5: stride here
     bn2 = register_module("bn2", nn::BatchNorm2d(planes));
-    conv3 = register_module("conv3", conv(planes, planes * kExpansion, 1, 1, 0));
+    conv3 = register_module("conv3", resnet_conv(planes, planes * kExpansion, 1, 1, 0));
     bn3 = register_module("bn3", nn::BatchNorm2d(planes * kExpansion));
     if (auto d = make_downsample(in, planes * kExpansion, stride)) downsample = register_module("downsample", d);
   }
@@ -92,7 +92,7 @@ std::vector<std::string> resnet_archs() { return {"resnet18", "resnet34", "resne
 
 ResNetImpl::ResNetImpl(const std::string& arch, int64_t num_classes) {
   const Spec spec = spec_of(arch);
-  conv1 = register_module("conv1", conv(3, 64, 7, 2, 3));
+  conv1 = register_module("conv1", resnet_conv(3, 64, 7, 2, 3));
   bn1 = register_module("bn1", nn::BatchNorm2d(64));
   int64_t in = 64;
   const std::array<int64_t, 4> planes{64, 128, 256, 512};

@@ -19,8 +19,10 @@ RNNModelImpl::RNNModelImpl(const RNNModelOptions& o) : o_(o) {
     lstm_ = register_module("rnn", nn::LSTM(nn::LSTMOptions(o.ninp, o.nhid).num_layers(o.nlayers).dropout(o.dropout)));
   } else if (o.rnn_type == "RNN_TANH" || o.rnn_type == "RNN_RELU") {
     auto opts = nn::RNNOptions(o.ninp, o.nhid).num_layers(o.nlayers).dropout(o.dropout);
-    if (o.rnn_type == "RNN_TANH") opts.nonlinearity(torch::kTanh);
-    else opts.nonlinearity(torch::kReLU);
+    if (o.rnn_type == "RNN_TANH")
+      opts.nonlinearity(torch::kTanh);
+    else
+      opts.nonlinearity(torch::kReLU);
     rnn_ = register_module("rnn", nn::RNN(opts));
   } else {
     throw std::invalid_argument("RNNModel: --model must be one of LSTM, GRU, RNN_TANH, RNN_RELU; got " + o.rnn_type);

@@ -9,7 +9,7 @@ namespace {
 
 namespace nn = torch::nn;
 
-constexpr std::array<int64_t, 6> kChannels = {256, 512, 512, 256, 256, 256};
+constexpr std::array<int64_t, 6> kExtraChannels = {256, 512, 512, 256, 256, 256};
 constexpr std::array<int64_t, 6> kDefaultsPerCell = {4, 6, 6, 6, 4, 4};
 
 nn::Sequential additional_block(int64_t in, int64_t mid, int64_t out, bool downsample) {
@@ -47,12 +47,13 @@ Ssd300Impl::Ssd300Impl(int64_t label_num_) : label_num(label_num_) {
   additional_blocks = register_module("additional_blocks", nn::ModuleList());
   const std::array<int64_t, 5> mid = {256, 256, 128, 128, 128};
   for (size_t k = 0; k < 5; ++k)
-    additional_blocks->push_back(additional_block(kChannels[k], mid[k], kChannels[k + 1], /*downsample=*/k < 3));
+    additional_blocks->push_back(
+        additional_block(kExtraChannels[k], mid[k], kExtraChannels[k + 1], /*downsample=*/k < 3));
   loc = register_module("loc", nn::ModuleList());
   conf = register_module("conf", nn::ModuleList());
   for (size_t k = 0; k < 6; ++k) {
-    loc->push_back(nn::Conv2d(nn::Conv2dOptions(kChannels[k], kDefaultsPerCell[k] * 4, 3).padding(1)));
-    conf->push_back(nn::Conv2d(nn::Conv2dOptions(kChannels[k], kDefaultsPerCell[k] * label_num, 3).padding(1)));
+    loc->push_back(nn::Conv2d(nn::Conv2dOptions(kExtraChannels[k], kDefaultsPerCell[k] * 4, 3).padding(1)));
+    conf->push_back(nn::Conv2d(nn::Conv2dOptions(kExtraChannels[k], kDefaultsPerCell[k] * label_num, 3).padding(1)));
   }
   for (auto* list : {&additional_blocks, &loc, &conf})
     for (auto& p : (*list)->parameters())

@@ -22,7 +22,6 @@ const std::vector<std::string> kInventoryKeys = {"gpu_model", "driver",    "libt
                                                  "cpu_count", "isolation", "dataset"};
 
 namespace {
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 json num_or_null(double v) { return std::isfinite(v) ? json(v) : json(); }
 json interval_json(const Interval& i) { return i.valid() ? json::array({i.lo, i.hi}) : json(); }

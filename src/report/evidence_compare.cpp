@@ -15,7 +15,6 @@ using nlohmann::json;
 using namespace evidence_json;
 
 namespace {
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const double kAlpha = 0.05;  // significance level of --compare
 // Mann-Whitney's smallest two-sided p is 2/C(2n, n): 0.33, 0.1, 0.029, 0.0079
 // at 2-5 runs a side. From 5 a side it can reach p < 0.05 with room, and a

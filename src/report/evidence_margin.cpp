@@ -18,7 +18,6 @@ using nlohmann::json;
 using namespace evidence_json;
 
 namespace {
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // 1.4826 * median |x|: the sd of normal deviations.
 double mad_of_deviations(const std::vector<double>& dev) {

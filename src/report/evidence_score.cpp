@@ -16,7 +16,6 @@ using nlohmann::json;
 using namespace evidence_json;
 
 namespace {
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char* const kScoreCoverage =
     "measured coverage 94.6-96.2% with normal runs (3-30 a test), 85.8-91.0% with heavy-tailed runs (Student t3, "
     "10-30 a test)";

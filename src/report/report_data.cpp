@@ -8,7 +8,9 @@
 #include <set>
 #include <stdexcept>
 
+#include "measure/stats.hpp"
 #include "report/evidence.hpp"
+#include "report/evidence_json.hpp"
 #include "report/marks.hpp"
 #include "report/summary_flags.hpp"
 #include "results/stand_ins.hpp"
@@ -17,13 +19,7 @@ namespace milabench {
 using nlohmann::json;
 
 namespace {
-
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-double num(const json& obj, const char* key) {
-  if (!obj.is_object() || !obj.contains(key) || !obj[key].is_number()) return kNaN;
-  return obj[key].get<double>();
-}
+using evidence_json::num;
 
 double weight_of(const json& weights, const std::string& name) {
   if (weights.is_null()) return 1.0;

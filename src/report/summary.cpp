@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "measure/stats.hpp"
 #include "measure/summary_window.hpp"
 #include "report/evidence.hpp"
 #include "report/model_figures.hpp"
@@ -24,8 +25,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
-
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string fmt_warning(const fs::path& p, const std::string& what) {
   return terminal_safe("warning: skipping " + p.string() + ": " + what + " (fix or remove the file)");

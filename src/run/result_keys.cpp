@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <torch/cuda.h>
+#include <unistd.h>  // environ
 
 #include <cmath>
 #include <cstdlib>
@@ -11,8 +12,6 @@
 #include "monitor/inventory.hpp"
 #include "results/result_record.hpp"
 #include "results/version.hpp"
-
-extern char** environ;
 
 namespace milabench {
 

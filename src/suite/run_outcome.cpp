@@ -26,6 +26,7 @@
 #include "results/run_exit.hpp"
 #include "results/unsaved.hpp"
 #include "suite/profile.hpp"
+#include "sys/read_file.hpp"
 
 namespace milabench {
 
@@ -195,9 +196,10 @@ int restore_unsaved(const std::string& outdir, std::ostream& err) {
     const std::string from = dir + "/" + f, to = outdir + "/" + f;
     try {
       if (::rename(from.c_str(), to.c_str()) != 0) {  // another filesystem: copy, then remove
-        std::ifstream in(from, std::ios::binary);
-        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        write_text_atomic(to, bytes);
+        std::string why;
+        const auto bytes = read_whole_file(from, &why);
+        if (!bytes) throw std::runtime_error(from + ": " + why);  // kept where it is: nothing is lost
+        write_text_atomic(to, *bytes);
         ::unlink(from.c_str());
       }
       ++moved;

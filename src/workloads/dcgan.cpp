@@ -22,8 +22,8 @@
 namespace milabench {
 namespace {
 
-constexpr int64_t kChannels = 3;
-constexpr int kSide = 64;  // the networks' fixed image side
+constexpr int64_t kDcganChannels = 3;
+constexpr int kDcganSide = 64;  // the networks' fixed image side
 
 template <typename Net>
 void maybe_load(Net& net, const std::string& path, const char* flag) {
@@ -40,7 +40,7 @@ class DcganWorkload : public Workload {
  public:
   DcganWorkload() {
     input_.batch_size = 64;
-    input_.image_size = kSide;
+    input_.image_size = kDcganSide;
   }
 
   void add_options(CLI::App& app) override {
@@ -56,7 +56,7 @@ class DcganWorkload : public Workload {
   }
 
   void run(Session& s) override {
-    if (input_.image_size != kSide)
+    if (input_.image_size != kDcganSide)
       throw std::invalid_argument("dcgan: --image-size must be 64 (the networks are 64x64), got " +
                                   std::to_string(input_.image_size));
     if (ngpu_ > 1)
@@ -64,8 +64,8 @@ class DcganWorkload : public Workload {
                                   " is not supported; milarun runs one process per device");
     if (nz_ < 1 || ngf_ < 1 || ndf_ < 1) throw std::invalid_argument("dcgan: --nz, --ngf and --ndf must be >= 1");
     const torch::Device dev = s.device();
-    DcganGenerator g(nz_, ngf_, kChannels);
-    DcganDiscriminator d(kChannels, ndf_);
+    DcganGenerator g(nz_, ngf_, kDcganChannels);
+    DcganDiscriminator d(kDcganChannels, ndf_);
     maybe_load(g, saved_g_, "--saved-netG");
     maybe_load(d, saved_d_, "--saved-netD");
     g->to(dev);
@@ -77,7 +77,7 @@ class DcganWorkload : public Workload {
     s.set_model_parameters(params);
 
     ResizeCenterCrop::Options t;
-    t.size = kSide;  // mean = std = 0.5: images in [-1, 1] like the generator's tanh
+    t.size = kDcganSide;  // mean = std = 0.5: images in [-1, 1] like the generator's tanh
     t.decode = input_.decode();
     ImageInput input(s, input_, std::make_shared<ResizeCenterCrop>(t), /*shuffle=*/true);
     if (dev.is_cuda()) at::globalContext().setBenchmarkCuDNN(true);  // as the original

@@ -27,11 +27,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 int line_count(const std::string& s) {
   int n = 0;
   for (char c : s) n += c == '\n';

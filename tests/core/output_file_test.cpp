@@ -13,19 +13,11 @@
 #include "report/report.hpp"
 #include "result_files.hpp"
 #include "results/atomic_write.hpp"
+#include "test_files.hpp"
 
 using namespace milabench;
 using namespace milabench::test;
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-}  // namespace
 
 TEST(OutputFile, ASymlinkIsWrittenThroughAndStaysALink) {
   const fs::path dir = scratch_dir("out_link");
@@ -33,10 +25,10 @@ TEST(OutputFile, ASymlinkIsWrittenThroughAndStaysALink) {
   fs::create_symlink("real/report.html", dir / "link.html");  // relative, dangling at first
   write_output_file((dir / "link.html").string(), "one");
   EXPECT_TRUE(fs::is_symlink(dir / "link.html"));
-  EXPECT_EQ(slurp(dir / "real/report.html"), "one");
+  EXPECT_EQ(test::read_text(dir / "real/report.html"), "one");
   write_output_file((dir / "link.html").string(), "two");  // target exists now: replaced, link kept
   EXPECT_TRUE(fs::is_symlink(dir / "link.html"));
-  EXPECT_EQ(slurp(dir / "real/report.html"), "two");
+  EXPECT_EQ(test::read_text(dir / "real/report.html"), "two");
   fs::create_symlink("loop", dir / "loop");
   EXPECT_THROW(write_output_file((dir / "loop").string(), "x"), std::runtime_error);
   EXPECT_THROW(write_output_file(dir.string(), "x"), std::runtime_error);  // a directory
@@ -47,7 +39,7 @@ TEST(OutputFile, AFifoReaderGetsTheTextAndTheFifoStays) {
   const fs::path fifo = dir / "pipe";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   std::string got;
-  std::thread reader([&] { got = slurp(fifo); });
+  std::thread reader([&] { got = test::read_text(fifo); });
   write_output_file(fifo.string(), "a,b\n1,2\n");
   reader.join();
   EXPECT_EQ(got, "a,b\n1,2\n");
@@ -65,7 +57,7 @@ TEST(OutputFile, SummaryAndReportOutputsGoThroughALink) {
   std::ostringstream out, err;
   ASSERT_EQ(run_summary((dir / "res").string(), (dir / "summary.json").string(), out, err), 0) << err.str();
   EXPECT_TRUE(fs::is_symlink(dir / "summary.json"));
-  EXPECT_NE(slurp(dir / "summary.target.json").find("\"s.a\""), std::string::npos);
+  EXPECT_NE(test::read_text(dir / "summary.target.json").find("\"s.a\""), std::string::npos);
   fs::create_symlink(dir / "t.csv", dir / "link.csv");
   ReportOptions r;
   r.input = (dir / "res").string();
@@ -73,5 +65,5 @@ TEST(OutputFile, SummaryAndReportOutputsGoThroughALink) {
   std::ostringstream out2, err2;
   ASSERT_EQ(run_report(r, out2, err2), 0) << err2.str();
   EXPECT_TRUE(fs::is_symlink(dir / "link.csv"));
-  EXPECT_NE(slurp(dir / "t.csv").find("s.a"), std::string::npos);
+  EXPECT_NE(test::read_text(dir / "t.csv").find("s.a"), std::string::npos);
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scratch_dir.hpp"
+#include "test_files.hpp"  // write_text
 
 namespace milabench::test {
 
@@ -43,9 +44,6 @@ inline nlohmann::json result_record(const std::string& name, const nlohmann::jso
           {"memory", {{"rss_peak_mb", 100.0}}}};
 }
 
-inline void write_text(const std::filesystem::path& p, const std::string& text) {
-  std::ofstream(p, std::ios::binary) << text;
-}
 inline void write_json(const std::filesystem::path& p, const nlohmann::json& j) { write_text(p, j.dump()); }
 
 }  // namespace milabench::test

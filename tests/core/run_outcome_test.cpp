@@ -12,16 +12,15 @@
 #include "driven_wave.hpp"
 #include "launch/interrupt.hpp"
 #include "launch/process.hpp"
-#include "sys/dirs.hpp"
 #include "results/result_record.hpp"
 #include "scratch_dir.hpp"
 #include "suite/jobs.hpp"
+#include "sys/dirs.hpp"
+#include "test_files.hpp"
 
 using namespace milabench;
 
 namespace {
-
-void write_file(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 ProcessResult exited(int code) {
   ProcessResult r;
@@ -113,18 +112,19 @@ TEST(RunOutcome, EveryFailureResultReadsBackAsTheTypedRecord) {
 
 TEST(RunOutcome, ExistingResultsAreKeyedByNameAndJobIdAndASuccessWins) {
   std::string d = test::scratch_dir("outcome");
-  write_file(d + "/cpu.toy_reg.J0.1.20260101-000000-000001.json", R"({"name": "cpu.toy_reg", "success": true})");
-  write_file(d + "/cpu.toy_reg.J0.1.FAIL.20260101-000000-000000.json", R"({"name": "cpu.toy_reg", "success": false})");
-  write_file(d + "/cpu.vae.J1.0.FAIL.20260101-000000-000000.json",
-             R"({"name": "cpu.vae", "success": false, "failure_kind": "interrupted"})");
+  test::write_text(d + "/cpu.toy_reg.J0.1.20260101-000000-000001.json", R"({"name": "cpu.toy_reg", "success": true})");
+  test::write_text(d + "/cpu.toy_reg.J0.1.FAIL.20260101-000000-000000.json",
+                   R"({"name": "cpu.toy_reg", "success": false})");
+  test::write_text(d + "/cpu.vae.J1.0.FAIL.20260101-000000-000000.json",
+                   R"({"name": "cpu.vae", "success": false, "failure_kind": "interrupted"})");
   // What the summary would skip is not done either (the typed read): no name, a newer schema.
-  write_file(d + "/cpu.ppo.J2.0.20260101-000000-000000.json", R"({"success": true})");
-  write_file(d + "/cpu.dcgan.J3.0.20260101-000000-000000.json",
-             R"({"name": "cpu.dcgan", "success": true, "schema_version": 99})");
-  write_file(d + "/cpu.cart.J0.0.20260101-000000-000000.json", "{trunc");  // unreadable: run again
-  write_file(d + "/summary.json", "{}");
-  write_file(d + "/cpu.scaling.2.J0-rank1.FAIL.20260101-000000-000000.json",
-             R"({"name": "cpu.scaling.2", "success": false, "failure_kind": "signal", "subjob": true})");
+  test::write_text(d + "/cpu.ppo.J2.0.20260101-000000-000000.json", R"({"success": true})");
+  test::write_text(d + "/cpu.dcgan.J3.0.20260101-000000-000000.json",
+                   R"({"name": "cpu.dcgan", "success": true, "schema_version": 99})");
+  test::write_text(d + "/cpu.cart.J0.0.20260101-000000-000000.json", "{trunc");  // unreadable: run again
+  test::write_text(d + "/summary.json", "{}");
+  test::write_text(d + "/cpu.scaling.2.J0-rank1.FAIL.20260101-000000-000000.json",
+                   R"({"name": "cpu.scaling.2", "success": false, "failure_kind": "signal", "subjob": true})");
   auto found = existing_results(d);
   ASSERT_EQ(found.size(), 3u);
   EXPECT_EQ(found.at({"cpu.scaling.2", "0-rank1"}).failure_kind, "signal");
@@ -141,7 +141,7 @@ TEST(RunOutcome, ParkedResultsGoBackToTheirFolder) {
   EXPECT_NE(unsaved_dir(out), unsaved_dir(d + "/other"));
   EXPECT_EQ(unsaved_dir(out).rfind(d + "/milarun-unsaved/", 0), 0u);
   ASSERT_TRUE(make_dirs(unsaved_dir(out)));
-  write_file(unsaved_dir(out) + "/t.a.J0.0.20260101-000000-000000.json", R"({"name": "t.a", "success": true})");
+  test::write_text(unsaved_dir(out) + "/t.a.J0.0.20260101-000000-000000.json", R"({"name": "t.a", "success": true})");
   std::ostringstream err;
   EXPECT_EQ(restore_unsaved(out, err), 1);
   EXPECT_EQ(existing_results(out).size(), 1u);
@@ -178,13 +178,13 @@ TEST(RunOutcome, AnInterruptStopsEveryChildOfTheWave) {
 TEST(Jobs, ResumeSkipsRunsWithAResultAndRerunsInterruptedOnes) {
   std::string dir = test::scratch_dir("resume");
   std::string prof = dir + "/mini.json";
-  write_file(prof, R"({"a": {"experiment": "x"}, "b": {"experiment": "x"}})");
+  test::write_text(prof, R"({"a": {"experiment": "x"}, "b": {"experiment": "x"}})");
   // A fake milarun-torch: writes a success result named like the real one and counts its calls.
   std::string fake = dir + "/fake.sh";
-  write_file(fake,
-             "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; "
-             "esac; shift; done\necho x >> \"$o/../calls\"\n"
-             "echo '{\"name\": \"'$n'\", \"success\": true}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
+  test::write_text(fake,
+                   "#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in -o) o=$2;; --experiment-name) n=$2;; --job-id) j=$2;; "
+                   "esac; shift; done\necho x >> \"$o/../calls\"\n"
+                   "echo '{\"name\": \"'$n'\", \"success\": true}' > \"$o/$n.J$j.20260101-000000-000000.json\"\n");
   chmod(fake.c_str(), 0755);
   JobsOptions o;
   o.profile = prof;
@@ -194,9 +194,9 @@ TEST(Jobs, ResumeSkipsRunsWithAResultAndRerunsInterruptedOnes) {
   o.self_exe = fake;
   o.resume = true;
   ASSERT_TRUE(make_dirs(o.outdir));
-  write_file(o.outdir + "/mini.a.J0.0.20260101-000000-000000.json", R"({"name": "mini.a", "success": true})");
-  write_file(o.outdir + "/mini.b.J0.0.FAIL.20260101-000000-000000.json",
-             R"({"name": "mini.b", "success": false, "failure_kind": "interrupted"})");
+  test::write_text(o.outdir + "/mini.a.J0.0.20260101-000000-000000.json", R"({"name": "mini.a", "success": true})");
+  test::write_text(o.outdir + "/mini.b.J0.0.FAIL.20260101-000000-000000.json",
+                   R"({"name": "mini.b", "success": false, "failure_kind": "interrupted"})");
   std::ostringstream out, err;
   EXPECT_EQ(run_jobs(o, out, err), 0) << out.str() << err.str();
   EXPECT_NE(err.str().find("1 run(s) already have a result"), std::string::npos) << err.str();

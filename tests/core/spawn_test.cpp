@@ -14,19 +14,9 @@
 #include "launch/capture_output.hpp"
 #include "launch/process.hpp"
 #include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 using namespace milabench;
-
-namespace {
-
-std::string read_all(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-}  // namespace
 
 TEST(Spawn, TheChildSetUpRunsBeforeExecAndTheProgramIsFoundOnPath) {
   const std::string out = test::scratch_dir("spawn") + "/out.txt";
@@ -38,7 +28,7 @@ TEST(Spawn, TheChildSetUpRunsBeforeExecAndTheProgramIsFoundOnPath) {
   ::close(fd);
   ASSERT_GT(pid, 0);
   EXPECT_EQ(wait_exit_status(pid), 0);
-  EXPECT_EQ(read_all(out), "from the child\n");
+  EXPECT_EQ(test::read_text(out), "from the child\n");
 }
 
 TEST(Spawn, AProgramThatCannotBeExecutedExits127AndSaysWhich) {
@@ -51,7 +41,7 @@ TEST(Spawn, AProgramThatCannotBeExecutedExits127AndSaysWhich) {
   ::close(fd);
   ASSERT_GT(pid, 0);
   EXPECT_EQ(wait_exit_status(pid), 127);
-  EXPECT_EQ(read_all(err), "milarun: exec failed: /nonexistent/milarun-torch\n");
+  EXPECT_EQ(test::read_text(err), "milarun: exec failed: /nonexistent/milarun-torch\n");
 }
 
 TEST(Spawn, ExitCodesAndSignalsReadAsAShellWould) {

@@ -11,16 +11,13 @@
 #include <vector>
 
 #include "scratch_dir.hpp"
+#include "test_files.hpp"
 
 namespace fs = std::filesystem;
 using milabench::StagedFolder;
+using milabench::test::write_text;
 
 namespace {
-
-void write_text(const fs::path& p, const std::string& text) {
-  fs::create_directories(p.parent_path());
-  std::ofstream(p) << text;
-}
 
 std::vector<std::string> names_in(const fs::path& dir) {
   std::vector<std::string> names;

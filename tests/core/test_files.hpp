@@ -1,5 +1,5 @@
-// File helpers shared by the core and workload tests: whole-file reads,
-// archives built in memory (the formats the fetch side unpacks) and folders of
+// File helpers shared by the core and workload tests: whole-file reads and
+// writes, the message of a refusal, archives built in memory (the formats the fetch side unpacks) and folders of
 // result documents.
 #pragma once
 #include <archive.h>
@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,23 @@ inline std::filesystem::path folder_of_results(const std::string& prefix, const 
 inline std::string read_text(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// Writes `text` as the whole of `path`, its folders made first.
+inline void write_text(const std::filesystem::path& p, const std::string& text) {
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+// The message of what `f` throws as a std::exception ("" when nothing).
+template <class F>
+std::string thrown_message(F f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "";
 }
 
 using ArchiveMembers = std::vector<std::pair<std::string, std::string>>;  // path, content

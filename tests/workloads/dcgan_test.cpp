@@ -1,5 +1,4 @@
 // dcgan: DCGAN networks, the Resize + CenterCrop transform, the workload.
-#include "run/run_app.hpp"
 #include "models/dcgan.hpp"
 
 #include <gtest/gtest.h>
@@ -11,22 +10,18 @@
 #include "data/image_datasets.hpp"
 #include "data/image_loader.hpp"
 #include "generated_data.hpp"
+#include "run/run_app.hpp"
+#include "training/session.hpp"
 
 using namespace milabench;
 using namespace milabench::test;
-
-namespace {
-
-constexpr double kTinyImagenet = 0.00025;  // 25 train images
-
-}  // namespace
 
 TEST(DcganModels, ParameterCountsMatchPytorchExamples) {
   // python3: the example's Generator / Discriminator with nz=100, ngf=ndf=64, nc=3.
   DcganGenerator g(100, 64, 3);
   DcganDiscriminator d(3, 64);
-  EXPECT_EQ(parameter_count(*g), 3576704);
-  EXPECT_EQ(parameter_count(*d), 2765568);
+  EXPECT_EQ(count_parameters(*g), 3576704);
+  EXPECT_EQ(count_parameters(*d), 2765568);
 }
 
 TEST(DcganModels, GeneratorMakes64x64ImagesTheDiscriminatorScores) {
@@ -71,7 +66,7 @@ TEST(ResizeCenterCrop, KeepsTheRegionTorchvisionResizeThenCenterCropKeeps) {
 }
 
 TEST(ResizeCenterCrop, DeliversHalfNormalisedImagesInMinusOneToOne) {
-  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
+  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenetScale);
   ImageFolder f = open_image_dataset("fake_imagenet", root, "train");
   ImageLoaderOptions o;
   o.batch_size = 3;
@@ -109,7 +104,7 @@ TEST(DcganWorkload, RegisteredAsTheOriginalExperimentWithItsFlags) {
 }
 
 TEST(DcganWorkload, TrainsBothNetworksWithFiniteLoss) {
-  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
+  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenetScale);
   auto r = run_workload("dcgan", {"--batch-size", "4", "--workers", "2", "--ngf", "16", "--ndf", "16"}, 12, root);
   EXPECT_GE(r.count, 12);
   expect_finite_loss(r);
@@ -124,7 +119,7 @@ TEST(DcganWorkload, TrainsBothNetworksWithFiniteLoss) {
 // step, also for the epoch's short last batch: 25 images in batches of 10
 // are steps of 10, 10 and 5 images, each counted 10.
 TEST(DcganWorkload, CountsTheBatchSizePerStepAlsoForTheShortLastBatch) {
-  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
+  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenetScale);
   auto r = run_workload("dcgan", {"--batch-size", "10", "--workers", "2", "--ngf", "8", "--ndf", "8"}, 30, root);
   EXPECT_EQ(r.count, 30);
   for (const char* read : {"errD_real", "errD_fake", "errG", "D_x", "D_G_z1", "D_G_z2"})
@@ -133,7 +128,7 @@ TEST(DcganWorkload, CountsTheBatchSizePerStepAlsoForTheShortLastBatch) {
 }
 
 TEST(DcganWorkload, RejectsWhatTheNetworksCannotDo) {
-  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
+  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenetScale);
   EXPECT_THROW(run_workload("dcgan", {"--image-size", "32", "--workers", "1"}, 4, root), std::invalid_argument);
   EXPECT_THROW(run_workload("dcgan", {"--ngpu", "2", "--workers", "1"}, 4, root), std::invalid_argument);
 }

@@ -17,14 +17,12 @@ using milabench::test::run_workload;
 
 namespace {
 
-const std::vector<std::string> kTiny = {"--batch-size", "8",   "--input-size", "8", "--patch-size", "2",
-                                        "--dim",        "64",  "--depth",      "2", "--heads",      "4",
-                                        "--mlp-dim",    "256", "--classes",    "10"};
+const std::vector<std::string> kDitTinyFlags = {"--batch-size", "8",   "--input-size", "8", "--patch-size", "2",
+                                                "--dim",        "64",  "--depth",      "2", "--heads",      "4",
+                                                "--mlp-dim",    "256", "--classes",    "10"};
 
-std::vector<std::string> tiny(std::vector<std::string> more) {
-  auto a = kTiny;
-  a.insert(a.end(), more.begin(), more.end());
-  return a;
+std::vector<std::string> dit_tiny_flags(const std::vector<std::string>& more) {
+  return test::with_flags(kDitTinyFlags, more);
 }
 
 double abs_sum(const torch::Tensor& t) { return t.abs().sum().item<double>(); }
@@ -108,7 +106,7 @@ TEST(DitModel, FlopsPerImageFollowTheFormula) {
 
 TEST(DitWorkload, TinyConfigCountsImagesPerStepWithMfuNullOnCpuAndPeakMemory) {
   const int64_t steps = 3;
-  auto r = run_workload("milarun.models.dit:main", tiny({"--canary-min-steps", "1000"}), steps * 8, "");
+  auto r = run_workload("milarun.models.dit:main", dit_tiny_flags({"--canary-min-steps", "1000"}), steps * 8, "");
   EXPECT_EQ(r.count, steps * 8);
   const auto& m = r.extra["metrics"];
   EXPECT_EQ(m["steps"], steps);
@@ -124,7 +122,7 @@ TEST(DitWorkload, AModelThatDoesNotLearnFailsTheCanaryAsBadResult) {
   // lr 0: the zero final layer keeps predicting 0, so the loss stays ~1,
   // above the calibrated 0.9.
   try {
-    run_workload("dit", tiny({"--lr", "0", "--canary-min-steps", "3"}), 8 * 3, "");
+    run_workload("dit", dit_tiny_flags({"--lr", "0", "--canary-min-steps", "3"}), 8 * 3, "");
     FAIL() << "the canary let a model that does not learn through";
   } catch (...) {
     const RunFailure f = classify_current_exception();
@@ -135,7 +133,7 @@ TEST(DitWorkload, AModelThatDoesNotLearnFailsTheCanaryAsBadResult) {
 
 TEST(DitWorkload, ABadShapeIsRefusedWithTheFlagsName) {
   try {
-    auto args = tiny({});
+    auto args = dit_tiny_flags({});
     args[3] = "9";  // --input-size 9 with --patch-size 2
     run_workload("dit", args, 8, "");
     FAIL() << "a 9-wide latent with 2-wide patches was accepted";

@@ -2,25 +2,20 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "run/run_app.hpp"
 #include "generated_data.hpp"
 #include "models/transformer_net.hpp"
 #include "models/vgg.hpp"
+#include "run/run_app.hpp"
+#include "training/session.hpp"
 
 using namespace milabench;
 using namespace milabench::test;
 
-namespace {
-
-constexpr double kTinyImagenet = 0.00025;  // 25 train images
-
-}  // namespace
-
 TEST(Vgg16, ParameterCountAndLayerNamesMatchTorchvision) {
   // python3: sum(p.numel() for p in torchvision.models.vgg16().parameters()).
   Vgg16 vgg;
-  EXPECT_EQ(parameter_count(*vgg), 138357544);
-  EXPECT_EQ(parameter_count(*vgg->features), 14714688);
+  EXPECT_EQ(count_parameters(*vgg), 138357544);
+  EXPECT_EQ(count_parameters(*vgg->features), 14714688);
   auto params = vgg->named_parameters();
   EXPECT_EQ(params["features.28.weight"].sizes(), (std::vector<int64_t>{512, 512, 3, 3}));
   EXPECT_EQ(params["classifier.0.weight"].sizes(), (std::vector<int64_t>{4096, 25088}));
@@ -48,7 +43,7 @@ TEST(Vgg16, StyleFeaturesAreRelu12To43AndTheClassifierRuns) {
 TEST(TransformerNet, ParameterCountAndImageShapeMatchTheExample) {
   // python3: the example's TransformerNet parameter count.
   TransformerNet net;
-  EXPECT_EQ(parameter_count(*net), 1679235);
+  EXPECT_EQ(count_parameters(*net), 1679235);
   torch::NoGradGuard no_grad;
   EXPECT_EQ(net->forward(torch::rand({2, 3, 32, 40}) * 255).sizes(), (std::vector<int64_t>{2, 3, 32, 40}));
 }
@@ -76,7 +71,7 @@ TEST(FastStyleWorkload, RegisteredAsTheOriginalExperimentWithItsFlags) {
 }
 
 TEST(FastStyleWorkload, TrainsAgainstTheVggLossWithFiniteLoss) {
-  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
+  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenetScale);
   auto r = run_workload("fast_style",
                         {"--batch-size", "2", "--workers", "2", "--image-size", "32", "--style-size", "32"}, 4, root);
   EXPECT_GE(r.count, 4);
@@ -90,14 +85,14 @@ TEST(FastStyleWorkload, TrainsAgainstTheVggLossWithFiniteLoss) {
 // fast_style's original counts len(x): the images really in the batch. Its
 // DataLoader does not shuffle, so 25 images in batches of 10 are 10, 10, 5.
 TEST(FastStyleWorkload, CountsTheImagesInEachBatch) {
-  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
+  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenetScale);
   auto r = run_workload("fast_style",
                         {"--batch-size", "10", "--workers", "2", "--image-size", "16", "--style-size", "16"}, 25, root);
   EXPECT_EQ(r.count, 25);
 }
 
 TEST(FastStyleWorkload, UnreadableStyleImageNamesTheFile) {
-  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenet);
+  const std::string root = generated_dataroot("fake_imagenet", kTinyImagenetScale);
   try {
     run_workload("fast_style", {"--workers", "1", "--image-size", "32", "--style-image", "/nonexistent/candy.jpg"}, 2,
                  root);

@@ -1,5 +1,5 @@
 // Shared by the image workload tests: datasets generated once per test
-// binary through the dataset registry, and parameter counts.
+// binary through the dataset registry.
 #pragma once
 #include <torch/torch.h>
 
@@ -15,12 +15,8 @@
 
 namespace milabench::test {
 
-// Number of scalars in `m`'s parameters (what model.parameters records).
-inline int64_t parameter_count(const torch::nn::Module& m) {
-  int64_t n = 0;
-  for (const auto& p : m.parameters()) n += p.numel();
-  return n;
-}
+// fake_imagenet's smallest useful scale: 25 train images (classes 0..24), 1 val, 1 test.
+inline constexpr double kTinyImagenetScale = 0.00025;
 
 // A data root holding registered dataset `name` generated at `scale` (two
 // threads), made once per test binary and removed at exit.

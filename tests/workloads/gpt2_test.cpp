@@ -16,11 +16,13 @@ using milabench::test::run_workload;
 
 namespace {
 
-const std::vector<std::string> kTiny = {
+const std::vector<std::string> kGpt2TinyFlags = {
     "--dataset", "llmc_tiny256", "--batch-size", "4", "--seq-len",    "64",  "--n-layer",           "2",
     "--n-embd",  "64",           "--n-head",     "4", "--vocab-size", "256", "--padded-vocab-size", "256"};
 
-std::vector<std::string> tiny(const std::vector<std::string>& more) { return test::with_flags(kTiny, more); }
+std::vector<std::string> gpt2_tiny_flags(const std::vector<std::string>& more) {
+  return test::with_flags(kGpt2TinyFlags, more);
+}
 
 }  // namespace
 
@@ -54,17 +56,18 @@ TEST(Gpt2Model, AttentionIsCausal) {
 
 TEST(Gpt2Workload, TinyConfigCountsBTTokensPerStepWithMfuNullOnCpuAndPeakMemory) {
   const int64_t steps = 3, per_step = 4 * 64;
-  auto r = run_workload("milarun.models.gpt2:main", tiny({"--canary-min-steps", "1000"}), steps * per_step,
+  auto r = run_workload("milarun.models.gpt2:main", gpt2_tiny_flags({"--canary-min-steps", "1000"}), steps * per_step,
                         test::tiny_token_root());
   test::expect_tiny_lm_result(r, steps, per_step);
 }
 
 TEST(Gpt2Workload, BrokenInitialisationFailsTheCanaryAsBadResult) {
   // std 1.0 instead of 0.02: step 0's loss is far from ln(256).
-  test::expect_bad_result("gpt2", tiny({"--init-std", "1.0"}), 4 * 64 * 2, "step 0's loss");
+  test::expect_bad_result("gpt2", gpt2_tiny_flags({"--init-std", "1.0"}), 4 * 64 * 2, "step 0's loss");
 }
 
 TEST(Gpt2Workload, AModelThatDoesNotLearnFailsTheCanaryAsBadResult) {
   // lr 0: the loss stays at ln(256), above the calibrated 0.75 x ln(V).
-  test::expect_bad_result("gpt2", tiny({"--lr", "0", "--canary-min-steps", "3"}), 4 * 64 * 3, "does not learn");
+  test::expect_bad_result("gpt2", gpt2_tiny_flags({"--lr", "0", "--canary-min-steps", "3"}), 4 * 64 * 3,
+                          "does not learn");
 }

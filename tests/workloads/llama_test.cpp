@@ -21,12 +21,14 @@ using milabench::test::TempDir;
 
 namespace {
 
-const std::vector<std::string> kTiny = {
+const std::vector<std::string> kLlamaTinyFlags = {
     "--dataset",    "llmc_tiny256", "--batch-size", "4", "--seq-len",   "64", "--n-layer",    "2",
     "--n-embd",     "64",           "--n-head",     "4", "--n-kv-head", "2",  "--ffn-hidden", "192",
     "--vocab-size", "256"};
 
-std::vector<std::string> tiny(const std::vector<std::string>& more) { return test::with_flags(kTiny, more); }
+std::vector<std::string> llama_tiny_flags(const std::vector<std::string>& more) {
+  return test::with_flags(kLlamaTinyFlags, more);
+}
 
 }  // namespace
 
@@ -96,7 +98,7 @@ TEST(LlamaData, TheLlama3DatasetWritesUint32ShardsWithMagic20240801Version7) {
 
 TEST(LlamaWorkload, TinyConfigCountsBTTokensPerStepWithMfuNullOnCpuAndPeakMemory) {
   const int64_t steps = 3, per_step = 4 * 64;
-  auto r = run_workload("milarun.models.llama:main", tiny({"--canary-min-steps", "1000"}), steps * per_step,
+  auto r = run_workload("milarun.models.llama:main", llama_tiny_flags({"--canary-min-steps", "1000"}), steps * per_step,
                         test::tiny_token_root());
   test::expect_tiny_lm_result(r, steps, per_step);
   EXPECT_EQ(r.extra["metrics"]["config"]["n_kv_head"], 2);
@@ -105,10 +107,11 @@ TEST(LlamaWorkload, TinyConfigCountsBTTokensPerStepWithMfuNullOnCpuAndPeakMemory
 
 TEST(LlamaWorkload, BrokenInitialisationFailsTheCanaryAsBadResult) {
   // std 1.0 instead of 0.02: step 0's loss is far from ln(256).
-  test::expect_bad_result("llama", tiny({"--init-std", "1.0"}), 4 * 64 * 2, "step 0's loss");
+  test::expect_bad_result("llama", llama_tiny_flags({"--init-std", "1.0"}), 4 * 64 * 2, "step 0's loss");
 }
 
 TEST(LlamaWorkload, AModelThatDoesNotLearnFailsTheCanaryAsBadResult) {
   // lr 0: the loss stays at ln(256), above the calibrated threshold.
-  test::expect_bad_result("llama", tiny({"--lr", "0", "--canary-min-steps", "3"}), 4 * 64 * 3, "does not learn");
+  test::expect_bad_result("llama", llama_tiny_flags({"--lr", "0", "--canary-min-steps", "3"}), 4 * 64 * 3,
+                          "does not learn");
 }

@@ -30,12 +30,6 @@ void expect_causal(Model& m) {
   EXPECT_FALSE(torch::allclose(a.slice(1, 10), b.slice(1, 10)));
 }
 
-// `base` followed by `more` (a tiny config's flags, then a test's own).
-inline std::vector<std::string> with_flags(std::vector<std::string> base, const std::vector<std::string>& more) {
-  base.insert(base.end(), more.begin(), more.end());
-  return base;
-}
-
 // The tiny dataset at 2 % (80 k train tokens), made once for the binary.
 inline std::string tiny_token_root() { return generated_dataroot("llmc_tiny256", 0.02); }
 

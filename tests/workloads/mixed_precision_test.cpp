@@ -336,7 +336,7 @@ TEST(PinnedMemoryCuda, PinnedHostBatchesCopyNonBlockingIntact) {
 }
 
 TEST(PinnedMemoryCuda, ConvnetHalfTrainsFromThePinnedLoaderInFloat16) {
-  const std::string data = test::generated_dataroot("fake_imagenet", 0.00025);
+  const std::string data = test::generated_dataroot("fake_imagenet", test::kTinyImagenetScale);
   auto p = prepare_run("convnet",
                        {"--dataset", "milarun.datasets:fake_imagenet", "--batch-size", "4", "--workers", "2",
                         "--image-size", "64", "--half", "--cuda"},

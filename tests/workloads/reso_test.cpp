@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <fstream>
 
-#include "run/run_app.hpp"
 #include "data/bsds500.hpp"
 #include "data/center_crop_transforms.hpp"
 #include "data/image_datasets.hpp"
@@ -14,6 +13,7 @@
 #include "data/manifest.hpp"
 #include "generated_data.hpp"
 #include "models/subpixel.hpp"
+#include "run/run_app.hpp"
 
 namespace fs = std::filesystem;
 using namespace milabench;
@@ -137,7 +137,7 @@ TEST(SubPixelNet, ParameterCountsAndPixelShuffleShapes) {
   // python3: the example's Net(upscale_factor) parameter count.
   const std::vector<std::pair<int64_t, int64_t>> expected_counts = {{2, 58212}, {3, 59657}};
   for (auto [r, expected] : expected_counts) {
-    EXPECT_EQ(parameter_count(*SubPixelNet(r)), expected) << r;
+    EXPECT_EQ(count_parameters(*SubPixelNet(r)), expected) << r;
   }
   SubPixelNet net(2);
   torch::NoGradGuard no_grad;

@@ -24,12 +24,6 @@ using namespace milabench::minigrid;
 
 namespace {
 
-int64_t count_params(const torch::nn::Module& m) {
-  int64_t n = 0;
-  for (const auto& p : m.parameters()) n += p.numel();
-  return n;
-}
-
 // Two rooms, walls only; the caller adds doors and objects.
 std::vector<Cell> empty_rooms() {
   std::vector<Cell> g(UnlockPickup::kWidth * UnlockPickup::kHeight);
@@ -291,12 +285,12 @@ TEST(RlModels, ParameterCounts) {
   // Conv(3,128,2)+BN 1664+256, Conv(128,128,3)+BN 147584+256, 2 FiLM blocks 2*328704,
   // Embedding(100,128) 12800, GRU(128,128) 99072, LSTMCell(128,128) 132096, actor 8711, critic 8321.
   BabyAIModel film(BabyAIModelOptions{});
-  EXPECT_EQ(count_params(*film), 1068168);
+  EXPECT_EQ(count_parameters(*film), 1068168);
   BabyAIModelOptions light;
   light.arch = "cnn1", light.use_instr = false, light.use_memory = false;
-  EXPECT_EQ(count_params(*BabyAIModel(light)), 208 + 2080 + 16512 + 8711 + 8321);
+  EXPECT_EQ(count_parameters(*BabyAIModel(light)), 208 + 2080 + 16512 + 8711 + 8321);
   // CNNBase: 8224 + 32832 + 18464 + 803328, critic 513, Categorical head 3078.
-  EXPECT_EQ(count_params(*AtariPolicy(4, 6)), 866439);
+  EXPECT_EQ(count_parameters(*AtariPolicy(4, 6)), 866439);
   BabyAIModelOptions bad;
   bad.use_instr = false;
   EXPECT_THROW(BabyAIModel{bad}, std::invalid_argument);

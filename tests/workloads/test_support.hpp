@@ -94,6 +94,12 @@ inline RunOutcome run_workload(const std::string& name, std::vector<std::string>
   return {meter.count(), outputs_json(s)};
 }
 
+// `base` followed by `more` (a tiny config's flags, then a test's own).
+inline std::vector<std::string> with_flags(std::vector<std::string> base, const std::vector<std::string>& more) {
+  base.insert(base.end(), more.begin(), more.end());
+  return base;
+}
+
 inline void expect_finite_loss(const RunOutcome& r) {
   ASSERT_TRUE(r.extra.contains("metrics") && r.extra["metrics"].contains("loss")) << r.extra.dump();
   EXPECT_TRUE(std::isfinite(r.extra["metrics"]["loss"].get<double>()));

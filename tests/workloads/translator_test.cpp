@@ -32,10 +32,6 @@ namespace {
 RunOutcome run_translator(std::vector<std::string> args, int64_t max_count, const std::string& dataroot) {
   return run_workload("milarun.models.rnn_translator:main", std::move(args), max_count, dataroot);
 }
-void write_file(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path) << text;
-}
 
 // Tiny synthetic WMT16: ~900 train pairs, 300 subwords.
 void make_tiny_wmt16(const std::string& root, unsigned threads = 2) {
@@ -44,21 +40,6 @@ void make_tiny_wmt16(const std::string& root, unsigned threads = 2) {
   g.vocab_lines = 300;
   g.threads = threads;
   generate_wmt16(root, g);
-}
-
-std::string thrown_message(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
-
-int64_t count_params(const torch::nn::Module& m) {
-  int64_t n = 0;
-  for (const auto& p : m.parameters()) n += p.numel();
-  return n;
 }
 
 }  // namespace
@@ -119,9 +100,9 @@ TEST(Wmt16, GeneratorWritesTheSameFilesForAnyThreadCount) {
 TEST(Wmt16, ReaderMapsTokensToIdsAndFiltersByLength) {
   TempDir d("map");
   const std::string dir = d.str() + "/wmt16/";
-  write_file(dir + kWmt16Vocab, "hello\nwor@@\nld\n");
-  write_file(dir + kWmt16TrainEn, "hello wor@@ ld\nunseen\nhello hello hello hello hello\n");
-  write_file(dir + kWmt16TrainDe, "ld\nhello  ld\t\nld\n");
+  write_text(dir + kWmt16Vocab, "hello\nwor@@\nld\n");
+  write_text(dir + kWmt16TrainEn, "hello wor@@ ld\nunseen\nhello hello hello hello hello\n");
+  write_text(dir + kWmt16TrainDe, "ld\nhello  ld\t\nld\n");
   ParallelOptions po;
   po.max_length = 5;  // the last pair's English side has 7 ids
   Wmt16 w = read_wmt16_train(d.str(), po);
@@ -141,9 +122,9 @@ TEST(Wmt16, ReaderMapsTokensToIdsAndFiltersByLength) {
 TEST(Wmt16, LineCountMismatchNamesTheFile) {
   TempDir d("mismatch");
   const std::string dir = d.str() + "/wmt16/";
-  write_file(dir + kWmt16Vocab, "a\nb\n");
-  write_file(dir + kWmt16TrainEn, "a b\nb\n");
-  write_file(dir + kWmt16TrainDe, "a\nb\na\n");
+  write_text(dir + kWmt16Vocab, "a\nb\n");
+  write_text(dir + kWmt16TrainEn, "a b\nb\n");
+  write_text(dir + kWmt16TrainDe, "a\nb\na\n");
   std::string msg = thrown_message([&] { read_wmt16_train(d.str(), {}); });
   EXPECT_NE(msg.find(dir + kWmt16TrainDe), std::string::npos) << msg;
   EXPECT_NE(msg.find("3 lines"), std::string::npos) << msg;
@@ -208,7 +189,7 @@ TEST(Gnmt, ParameterCountMatchesFormulaForSmallConfigs) {
         o.vocab_size = 101, o.hidden_size = 12, o.num_layers = layers, o.share_embedding = share;
         o.pad_classifier = pad;
         GnmtModel m(o);
-        EXPECT_EQ(count_params(*m), gnmt_parameter_count(o)) << share << pad << layers;
+        EXPECT_EQ(count_parameters(*m), gnmt_parameter_count(o)) << share << pad << layers;
       }
 }
 

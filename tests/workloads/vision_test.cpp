@@ -17,6 +17,7 @@
 #include "data/image_loader.hpp"
 #include "data/jpeg.hpp"
 #include "data/manifest.hpp"
+#include "generated_data.hpp"
 #include "measure/rate_meter.hpp"
 #include "models/resnet.hpp"
 #include "test_support.hpp"
@@ -28,15 +29,13 @@ using namespace milabench;
 using namespace milabench::test;
 
 namespace {
-// 25 train images (classes 0..24), 1 val, 1 test: scale 0.00025.
-constexpr double kTinyScale = 0.00025;
 
 // One tiny fake_imagenet shared by the tests of this file (generated once).
 const std::string& tiny_imagenet_root() {
   static TempDir dir("imagenet");
   static bool made = [] {
     DatasetOptions o;
-    o.scale = kTinyScale;
+    o.scale = kTinyImagenetScale;
     o.threads = 2;
     generate_fake_imagenet(dir.str(), o);
     return true;
@@ -69,7 +68,7 @@ void write_bytes(const fs::path& p, const std::string& bytes) {
 
 TEST(FakeImagenet, WritesTheImageFolderLayoutWithScaledCounts) {
   const std::string root = tiny_imagenet_root();
-  auto counts = fake_imagenet_counts(kTinyScale);
+  auto counts = fake_imagenet_counts(kTinyImagenetScale);
   EXPECT_EQ(counts.train, 25);
   EXPECT_EQ(counts.val, 1);
   EXPECT_EQ(counts.test, 1);

@@ -17,14 +17,12 @@ using milabench::test::run_workload;
 
 namespace {
 
-const std::vector<std::string> kTiny = {"--batch-size", "8",   "--image-size", "32", "--patch-size", "8",
-                                        "--dim",        "64",  "--depth",      "2",  "--heads",      "4",
-                                        "--mlp-dim",    "256", "--classes",    "10"};
+const std::vector<std::string> kVitTinyFlags = {"--batch-size", "8",   "--image-size", "32", "--patch-size", "8",
+                                                "--dim",        "64",  "--depth",      "2",  "--heads",      "4",
+                                                "--mlp-dim",    "256", "--classes",    "10"};
 
-std::vector<std::string> tiny(std::vector<std::string> more) {
-  auto a = kTiny;
-  a.insert(a.end(), more.begin(), more.end());
-  return a;
+std::vector<std::string> vit_tiny_flags(const std::vector<std::string>& more) {
+  return test::with_flags(kVitTinyFlags, more);
 }
 
 }  // namespace
@@ -58,7 +56,7 @@ TEST(VitModel, FlopsPerImageFollowTheFormula) {
 
 TEST(VitWorkload, TinyConfigCountsImagesPerStepWithMfuNullOnCpuAndPeakMemory) {
   const int64_t steps = 3;
-  auto r = run_workload("milarun.models.vit:main", tiny({"--canary-min-steps", "1000"}), steps * 8, "");
+  auto r = run_workload("milarun.models.vit:main", vit_tiny_flags({"--canary-min-steps", "1000"}), steps * 8, "");
   EXPECT_EQ(r.count, steps * 8);
   const auto& m = r.extra["metrics"];
   EXPECT_EQ(m["steps"], steps);
@@ -74,7 +72,7 @@ TEST(VitWorkload, AModelThatDoesNotLearnFailsTheCanaryAsBadResult) {
   // lr 0: the loss stays at ln(10) (the head starts at 0), above the
   // calibrated 0.5 x ln(classes).
   try {
-    run_workload("vit", tiny({"--lr", "0", "--canary-min-steps", "3"}), 8 * 3, "");
+    run_workload("vit", vit_tiny_flags({"--lr", "0", "--canary-min-steps", "3"}), 8 * 3, "");
     FAIL() << "the canary let a model that does not learn through";
   } catch (...) {
     const RunFailure f = classify_current_exception();
@@ -85,7 +83,7 @@ TEST(VitWorkload, AModelThatDoesNotLearnFailsTheCanaryAsBadResult) {
 
 TEST(VitWorkload, ABadShapeIsRefusedWithTheFlagsName) {
   try {
-    auto args = tiny({});
+    auto args = vit_tiny_flags({});
     args[3] = "30";  // --image-size 30 with --patch-size 8
     run_workload("vit", args, 8, "");
     FAIL() << "a 30-pixel image with 8-pixel patches was accepted";

@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "../core/test_files.hpp"
 #include "data/dataset.hpp"
 #include "data/manifest.hpp"
 #include "data/movielens.hpp"
@@ -30,32 +31,6 @@ using namespace milabench;
 using namespace milabench::test;
 
 namespace {
-std::string read_all(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  fs::create_directories(fs::path(path).parent_path());
-  std::ofstream(path, std::ios::binary) << text;
-}
-
-// Message of the exception `f` throws ("" when none).
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
-}
-
-int64_t count_params(torch::nn::Module& m) {
-  int64_t n = 0;
-  for (const auto& p : m.parameters()) n += p.numel();
-  return n;
-}
 
 // A ratings.csv with `rows` after the header.
 std::string ratings_csv(const std::vector<std::string>& rows) {
@@ -98,7 +73,7 @@ TEST(Wiki2, GeneratedSetRoundTripsThroughTheReader) {
   EXPECT_EQ(c.valid.size(), size_t(std::llround(217646 * 0.01)));
   EXPECT_EQ(c.test.size(), size_t(std::llround(245569 * 0.01)));
   // Ids map back to the file's words, line by line.
-  std::istringstream lines(read_all(dir.str() + "/wikitext-2/wiki.valid.tokens"));
+  std::istringstream lines(read_text(dir.str() + "/wikitext-2/wiki.valid.tokens"));
   std::vector<std::string> expected;
   for (std::string line; std::getline(lines, line);) {
     std::istringstream ws(line);
@@ -129,18 +104,18 @@ TEST(Wiki2, FullScaleHasTheRealVocabularyAndIgnoresThreadCount) {
   EXPECT_EQ(c.train.size(), 2088628u);
   o.threads = 3;
   generate_wiki2(b.str(), o);
-  EXPECT_EQ(read_all(a.str() + "/wikitext-2/wiki.test.tokens"), read_all(b.str() + "/wikitext-2/wiki.test.tokens"));
+  EXPECT_EQ(read_text(a.str() + "/wikitext-2/wiki.test.tokens"), read_text(b.str() + "/wikitext-2/wiki.test.tokens"));
 }
 
 TEST(Wiki2, MissingOrEmptyFileNamesItAndTheCommand) {
   TempDir dir("wiki2err");
-  std::string e = error_of([&] { read_wiki2(dir.str()); });
+  std::string e = thrown_message([&] { read_wiki2(dir.str()); });
   EXPECT_NE(e.find(dir.str() + "/wikitext-2/wiki.train.tokens"), std::string::npos) << e;
   EXPECT_NE(e.find("milarun dataset wiki2 -d " + dir.str()), std::string::npos) << e;
-  write_file(dir.str() + "/wikitext-2/wiki.train.tokens", "a b\n");
-  write_file(dir.str() + "/wikitext-2/wiki.valid.tokens", "");
-  write_file(dir.str() + "/wikitext-2/wiki.test.tokens", "c\n");
-  e = error_of([&] { read_wiki2(dir.str()); });
+  write_text(dir.str() + "/wikitext-2/wiki.train.tokens", "a b\n");
+  write_text(dir.str() + "/wikitext-2/wiki.valid.tokens", "");
+  write_text(dir.str() + "/wikitext-2/wiki.test.tokens", "c\n");
+  e = thrown_message([&] { read_wiki2(dir.str()); });
   EXPECT_NE(e.find("wiki.valid.tokens: empty"), std::string::npos) << e;
 }
 
@@ -149,14 +124,14 @@ TEST(Wiki2, MissingOrEmptyFileNamesItAndTheCommand) {
 TEST(Ml20m, MalformedRowErrorNamesFileAndLine) {
   TempDir dir("mlbad");
   const std::string csv = dir.str() + "/ratings.csv";
-  write_file(csv, ratings_csv({"1,2,3.5,1112486027", "1,29,3.5,1112484676", "", "1,32,high,1112484819"}));
-  std::string e = error_of([&] { convert_ml20m_csv(csv); });
+  write_text(csv, ratings_csv({"1,2,3.5,1112486027", "1,29,3.5,1112484676", "", "1,32,high,1112484819"}));
+  std::string e = thrown_message([&] { convert_ml20m_csv(csv); });
   EXPECT_NE(e.find(csv + ":5: rating"), std::string::npos) << e;  // header is line 1, blank line 4 skipped
-  write_file(csv, ratings_csv({"1,2,3.5,1112486027", "1,2,3.5"}));
-  e = error_of([&] { convert_ml20m_csv(csv); });
+  write_text(csv, ratings_csv({"1,2,3.5,1112486027", "1,2,3.5"}));
+  e = thrown_message([&] { convert_ml20m_csv(csv); });
   EXPECT_NE(e.find(csv + ":3: expected 4"), std::string::npos) << e;
-  write_file(csv, "user,movie,rating,time\n1,2,3.5,1\n");
-  e = error_of([&] { convert_ml20m_csv(csv); });
+  write_text(csv, "user,movie,rating,time\n1,2,3.5,1\n");
+  e = thrown_message([&] { convert_ml20m_csv(csv); });
   EXPECT_NE(e.find(csv + ":1: header"), std::string::npos) << e;
 }
 
@@ -168,7 +143,7 @@ TEST(Ml20m, ConversionFollowsTheOriginal) {
   for (int k = 0; k < 20; ++k) rows.push_back("9," + std::to_string(300 + k) + ",3.0," + std::to_string(2000 - k));
   rows.push_back("9,300,5.0,3000");
   const std::string csv = dir.str() + "/ratings.csv";
-  write_file(csv, ratings_csv(rows));
+  write_text(csv, ratings_csv(rows));
   Ml20m d = convert_ml20m_csv(csv, 2);
   EXPECT_EQ(d.users, 1);  // user 5 has 19 ratings (< 20): dropped
   EXPECT_EQ(d.items, 20);
@@ -193,7 +168,7 @@ TEST(Ml20m, BinaryCacheRoundTripsAndRejectsDamage) {
   EXPECT_EQ(r.item, d.item);
   EXPECT_EQ(r.user_begin, d.user_begin);
   fs::resize_file(path, 40 + 5 * 8);
-  std::string e = error_of([&] { read_ml20m_cache(path); });
+  std::string e = thrown_message([&] { read_ml20m_cache(path); });
   EXPECT_NE(e.find(path + ": truncated"), std::string::npos) << e;
 }
 
@@ -211,11 +186,11 @@ TEST(Ml20m, CacheHeaderCannotSizeAnAllocationBeyondTheFile) {
     return b + std::string(size_t(records) * 8, '\0');
   };
   for (const std::string& bytes : {cache(1, 1, (int64_t(1) << 61) + 1, 1), cache(INT32_MAX, 1, 1, 1)}) {
-    write_file(path, bytes);
-    const std::string e = error_of([&] { read_ml20m_cache(path); });
+    write_text(path, bytes);
+    const std::string e = thrown_message([&] { read_ml20m_cache(path); });
     EXPECT_NE(e.find(path + ": truncated or inconsistent header"), std::string::npos) << e;
   }
-  write_file(path, cache(1, 1, 1, 1));
+  write_text(path, cache(1, 1, 1, 1));
   EXPECT_EQ(read_ml20m_cache(path).pairs(), 1);
 }
 
@@ -235,7 +210,7 @@ TEST(Ml20m, GeneratedSetConvertsAndTheCacheFollowsTheCsv) {
   EXPECT_GT(d.pairs(), 277 * 20);
   EXPECT_LT(d.pairs(), 277 * 50);  // capped at half the movies per user
   // A newer CSV is converted again and the cache rewritten.
-  write_file(ml20m_csv(dir.str()), ratings_csv(std::vector<std::string>(25, "1,7,4.0,100")));
+  write_text(ml20m_csv(dir.str()), ratings_csv(std::vector<std::string>(25, "1,7,4.0,100")));
   fs::last_write_time(ml20m_csv(dir.str()), fs::last_write_time(ml20m_cache(dir.str())) + std::chrono::seconds(5));
   Ml20m fresh = load_ml20m(dir.str());
   EXPECT_EQ(fresh.users, 1);
@@ -243,7 +218,7 @@ TEST(Ml20m, GeneratedSetConvertsAndTheCacheFollowsTheCsv) {
   EXPECT_EQ(read_ml20m_cache(ml20m_cache(dir.str())).pairs(), 1);
   // Neither file: the error names the CSV and the command.
   TempDir empty("mlnone");
-  std::string e = error_of([&] { load_ml20m(empty.str()); });
+  std::string e = thrown_message([&] { load_ml20m(empty.str()); });
   EXPECT_NE(e.find("ml-20m/ratings.csv"), std::string::npos) << e;
   EXPECT_NE(e.find("milarun dataset ml20m"), std::string::npos) << e;
 }
@@ -340,15 +315,15 @@ TEST(RNNModel, ParameterCountsMatchPyTorch) {
   o.ntoken = kWiki2Vocabulary;
   EXPECT_EQ(rnn_model_parameter_count(o), 48865918);  // python: sum(p.numel()) of the example's RNNModel
   RNNModel gru(o);
-  EXPECT_EQ(count_params(*gru), 48865918);
+  EXPECT_EQ(count_parameters(*gru), 48865918);
   o.tied = true;
   RNNModel tied(o);
-  EXPECT_EQ(count_params(*tied), 27035550);  // the shared weight counted once
+  EXPECT_EQ(count_parameters(*tied), 27035550);  // the shared weight counted once
   EXPECT_EQ(rnn_model_parameter_count(o), 27035550);
   RNNModelOptions small;
   small.rnn_type = "RNN_TANH", small.ntoken = 1000, small.ninp = 100, small.nhid = 50, small.nlayers = 3;
   RNNModel rnn(small);
-  EXPECT_EQ(count_params(*rnn), 168800);
+  EXPECT_EQ(count_parameters(*rnn), 168800);
   small.rnn_type = "LSTM", small.ninp = small.nhid = 200, small.nlayers = 2, small.ntoken = 33278;
   EXPECT_EQ(rnn_model_parameter_count(small), 13987678);
   auto h = RNNModel(small)->init_hidden(3, torch::TensorOptions());
@@ -365,7 +340,7 @@ TEST(NeuMF, ParameterCountMatchesPyTorchAndShapes) {
   o.users = kMl20mUsers, o.items = kMl20mItems;  // -f 64 --layers 256,256,128,64
   EXPECT_EQ(neumf_parameter_count(o), 31832577);
   NeuMF m(o);
-  EXPECT_EQ(count_params(*m), 31832577);
+  EXPECT_EQ(count_parameters(*m), 31832577);
   auto out = m->forward(torch::tensor({0, 138492}), torch::tensor({26743, 5}));
   EXPECT_EQ(out.sizes(), (std::vector<int64_t>{2, 1}));
   o.layers = {255, 64};

@@ -8,7 +8,9 @@
 # alternated C,E ROUNDS times. Both figures are perf = mean(rates[-20:-2]) of the
 # 0.5 s slices, as `milarun summary` computes it; each cell lists every round and
 # the ratio is of the medians (a shared machine's speed drifts between minutes).
-# Usage: [LOG=file] bench/compare_vision_eager.sh THREADS ROUNDS NAME...
+# LOAD=N: N busy loops (one core each) run beside both sides for the whole comparison,
+# a shared machine made reproducible.
+# Usage: [LOG=file] [LOAD=N] bench/compare_vision_eager.sh THREADS ROUNDS NAME...
 #   NAME: loader convnet convnet_fp16 dcgan reso fast_style ssd scaling; WORKERS_ONLY=1 runs the C++ side only.
 #   convnet_fp16 is `milarun run convnet --half` (bfloat16 autocast on a CPU) against convnet.py --bf16.
 set -euo pipefail
@@ -16,10 +18,19 @@ cd "$(dirname "$0")/.."
 T=${1:-2} R=${2:-1}; shift 2
 export OMP_NUM_THREADS=$T MKL_NUM_THREADS=$T OPENBLAS_NUM_THREADS=$T
 data=${DATA:-$(mktemp -d)}
-[ -n "${DATA:-}" ] || trap 'rm -rf "$data"' EXIT
+busy=()
+cleanup() {
+  [ ${#busy[@]} -eq 0 ] || kill "${busy[@]}" 2>/dev/null || true
+  [ -n "${DATA:-}" ] || rm -rf "$data"
+}
+trap cleanup EXIT
 [ -d "$data/ImageNet" ] || build/milarun dataset fake_imagenet -d "$data" --scale 0.002 > /dev/null  # 200 train images
 [ -d "$data/bsds500" ] || build/milarun dataset bsds500 -d "$data" > /dev/null                     # 200 train images
 [ -d "$data/coco" ] || build/milarun dataset coco -d "$data" --scale 0.0005 > /dev/null            # 59 train images
+for _ in $(seq "${LOAD:-0}"); do
+  (while :; do :; done) &
+  busy+=($!)
+done
 perf_cpp() {  # workload max_count args...
   local w=$1 n=$2; shift 2
   build/milarun run "$w" -d "$data" -- --no-cuda --max-count "$n" "$@" 2>>"${LOG:-/dev/null}" |

@@ -21,6 +21,7 @@
 #include "cli/cli_args.hpp"
 #include "cli/store_cmd.hpp"
 #include "launch/capture_output.hpp"
+#include "launch/openmp_wait.hpp"
 #include "launch/self_exe.hpp"
 #include "report/report.hpp"
 #include "results/args_check.hpp"
@@ -181,6 +182,7 @@ int main(int argc, char** argv) {
   if (argc > 1 && kWorkerCommands.count(argv[1])) {
     std::string worker = worker_path();
     if (!worker_usable(worker, std::cerr)) return 2;
+    set_default_openmp_spin();
     ::execv(worker.c_str(), argv);
     std::cerr << fmt::format("milarun: cannot run {}: {}\n", worker, std::strerror(errno));
     return 2;

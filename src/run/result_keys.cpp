@@ -25,7 +25,7 @@ nlohmann::json recorded_environ() {
     std::string k = kv.substr(0, eq);
     if (k == "MILARUN_ISOLATION") continue;  // recorded, checked, under "isolation"
     if (k.rfind("MILARUN", 0) == 0 || k.rfind("CUDA", 0) == 0 || k.find("NUM_THREADS") != std::string::npos ||
-        k.rfind("SLURM", 0) == 0 || k == "OPENBLAS_CORETYPE")
+        k.rfind("SLURM", 0) == 0 || k == "OPENBLAS_CORETYPE" || k == "GOMP_SPINCOUNT" || k == "OMP_WAIT_POLICY")
       env[k] = kv.substr(eq + 1);
   }
   return env;

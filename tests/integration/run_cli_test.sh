@@ -11,6 +11,15 @@ fail() { echo "FAIL: $*"; exit 1; }
 python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['success'] and r['timings']['train']['count']>=1000000 and r['model']['parameters']==7, r" "$work/out.json"
 # The allocator policy is applied and recorded; an unknown one is refused before the run.
 python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['inventory']['malloc']; assert m['policy']=='heap', m" "$work/out.json"
+# OpenMP's wait: a short spin unless the user chose one (launch/openmp_wait.hpp), recorded with the run.
+env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT "$MILARUN" run polynome -- --stop-at-count --max-count 1000 > "$work/omp.json" \
+  || fail "default OpenMP spin"
+python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['environ']; assert e.get('GOMP_SPINCOUNT')=='10000' and 'OMP_WAIT_POLICY' not in e, e" \
+  "$work/omp.json" || fail "the default OpenMP spin is not recorded"
+env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=PASSIVE "$MILARUN" run polynome -- --stop-at-count --max-count 1000 > "$work/omp2.json" \
+  || fail "OMP_WAIT_POLICY=PASSIVE"
+python3 -c "import json,sys; e=json.load(open(sys.argv[1]))['environ']; assert e.get('OMP_WAIT_POLICY')=='PASSIVE' and 'GOMP_SPINCOUNT' not in e, e" \
+  "$work/omp2.json" || fail "the user's OpenMP wait policy is not kept"
 MILARUN_MALLOC=system "$MILARUN" run polynome -- --stop-at-count --max-count 1000 > "$work/sys.json" || fail "MILARUN_MALLOC=system"
 python3 -c "import json,sys; m=json.load(open(sys.argv[1]))['inventory']['malloc']; assert m['policy']=='system', m" "$work/sys.json"
 rc_malloc=0; MILARUN_MALLOC=tcmalloc "$MILARUN" run polynome -- --stop-at-count --max-count 1000 > /dev/null 2> "$work/em" || rc_malloc=$?

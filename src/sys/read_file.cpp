@@ -1,5 +1,6 @@
 #include "sys/read_file.hpp"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -13,7 +14,17 @@ std::optional<std::string> read_whole_file(const std::string& path, std::string*
   }
   std::string bytes;
   try {  // libstdc++'s filebuf throws from a failed read (EISDIR, EIO) whatever the stream's mask
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    // One read of the size a regular file has now (a character at a time is ~3x slower
+    // on a 300 MB wmt16 file), then whatever a growing or size-0 file (/proc) still holds.
+    std::error_code ec;
+    const auto size = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : 0;
+    if (!ec && size > 0) {
+      bytes.resize(size_t(size));
+      in.read(bytes.data(), std::streamsize(size));
+      bytes.resize(size_t(in.gcount()));
+      in.clear(in.rdstate() & std::ios::badbit);
+    }
+    bytes.append(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   } catch (const std::ios_base::failure&) {
     in.setstate(std::ios::badbit);
   }

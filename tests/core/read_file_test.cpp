@@ -23,6 +23,13 @@ TEST(ReadWholeFile, GivesEveryByteOfTheFileNulsIncluded) {
   EXPECT_EQ(*got, bytes);
 }
 
+// /proc files say size 0 and still hold bytes: read to the end, not to the size.
+TEST(ReadWholeFile, AFileWhoseSizeIsZeroIsStillReadToTheEnd) {
+  const auto got = read_whole_file("/proc/self/status");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_NE(got->find("Pid:"), std::string::npos);
+}
+
 TEST(ReadWholeFile, AMissingFileIsNoValueWithAReason) {
   std::string why;
   EXPECT_FALSE(read_whole_file("/nonexistent/milabench/file.txt", &why).has_value());

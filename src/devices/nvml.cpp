@@ -23,8 +23,9 @@ struct PciInfo {
   unsigned domain, bus, device, pci_device_id, pci_subsystem_id;
   char bus_id[32];
 };
-constexpr int kTemperatureGpu = 0;  // NVML_TEMPERATURE_GPU
-constexpr int kClockSm = 1;         // NVML_CLOCK_SM
+constexpr int kTemperatureGpu = 0;    // NVML_TEMPERATURE_GPU
+constexpr Ret kInsufficientSize = 7;  // NVML_ERROR_INSUFFICIENT_SIZE: the count is set
+constexpr int kClockSm = 1;           // NVML_CLOCK_SM
 
 }  // namespace
 
@@ -45,6 +46,7 @@ struct Nvml::Api {
   Ret (*energy)(Device, unsigned long long*) = nullptr;  // millijoules
   Ret (*clock)(Device, int, unsigned*) = nullptr;        // MHz
   Ret (*throttle)(Device, unsigned long long*) = nullptr;
+  Ret (*processes)(Device, unsigned*, void*) = nullptr;  // called with room for no record: the count only
 
   template <class F>
   void bind(F& f, std::initializer_list<const char*> names) {
@@ -89,6 +91,8 @@ Nvml::Nvml(const std::string& library) {
   api->bind(api->power, {"nvmlDeviceGetPowerUsage"});
   api->bind(api->energy, {"nvmlDeviceGetTotalEnergyConsumption"});
   api->bind(api->clock, {"nvmlDeviceGetClockInfo"});
+  api->bind(api->processes, {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
+                             "nvmlDeviceGetComputeRunningProcesses"});
   api->bind(api->throttle, {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
   if (!api->init || !api->count || !api->handle) {
     why_ = library + " lacks nvmlInit/nvmlDeviceGetCount/nvmlDeviceGetHandleByIndex";
@@ -147,6 +151,11 @@ GpuSample Nvml::sample(int index) const {
   if (api_->energy && api_->energy(d, &e) == 0) s.energy_j = e / 1000.0;
   if (api_->clock && api_->clock(d, kClockSm, &v) == 0) s.sm_clock_mhz = v;
   if (api_->throttle && api_->throttle(d, &e) == 0) s.throttle_reasons = e;
+  unsigned n = 0;            // room for no record: NVML only counts (pynvml's first call passes no array)
+  alignas(8) char none[64];  // a valid pointer all the same, for drivers that refuse a null one
+  if (api_->processes)
+    if (Ret r = api_->processes(d, &n, none); r == 0 || r == kInsufficientSize)
+      s.compute_processes = static_cast<int>(n);
   return s;
 }
 

@@ -26,6 +26,10 @@ struct GpuSample {
   std::optional<double> energy_j;  // driver's cumulative counter since load, joules
   std::optional<double> sm_clock_mhz;
   std::optional<uint64_t> throttle_reasons;  // NVML clocks-throttle bit mask
+  // Processes with a CUDA context on the GPU, this one included when it has
+  // one, from every container on the host (the count only: NVML's process
+  // records change layout between driver versions).
+  std::optional<int> compute_processes;
 };
 
 class Nvml {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "measure/summary_window.hpp"
 #include "measure/window_rule.hpp"
 
 namespace milabench {
@@ -53,6 +54,7 @@ bool RateMeter::step(int64_t n) {
   ended_ = true;
   block_open_ = false;
   const bool closed = rates_.size() > before;
+  slice_ends_.resize(rates_.size(), end);
   if (closed && opts_.until_stable && !stable_) stable_ = settled(rates_, opts_.steady);
   update_window_rule(closed);
   return closed;
@@ -106,8 +108,16 @@ void RateMeter::finish() {
     elapse(b - a, 0);
   }
   if (current_ > 0) rates_.push_back(slice_count_ / current_);
+  slice_ends_.resize(rates_.size(), started_ ? clock_() : 0.0);
   current_ = 0;
   slice_count_ = 0;
+}
+
+std::optional<std::pair<double, double>> RateMeter::window_span() const {
+  if (rates_.empty()) return std::nullopt;
+  const auto [begin, end] = summary_window_bounds(static_cast<long>(rates_.size()));
+  if (end <= begin) return std::make_pair(start_, slice_ends_.back());
+  return std::make_pair(begin == 0 ? start_ : slice_ends_[begin - 1], slice_ends_[end - 1]);
 }
 
 nlohmann::json RateMeter::to_json() const {

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "measure/steady_state.hpp"
@@ -94,6 +96,12 @@ class RateMeter {
   double first_start() const { return start_; }
   double last_end() const { return end_; }
   bool started() const { return started_; }
+  // The summary window (measure/summary_window.hpp) on the meter's clock:
+  // from the end of the slice before its first one (the first block's start
+  // for slice 0) to the end of its last slice; the whole run when the window
+  // is empty (fewer than 3 slices). nullopt before any slice. What the
+  // monitor checks for other processes on the run's CPUs.
+  std::optional<std::pair<double, double>> window_span() const;
   // The caller's own work since the last step() (reading a loss, progress)
   // is not timed: an implicit next block starts now, not at that step().
   void exclude_since_step();
@@ -113,8 +121,9 @@ class RateMeter {
   Sync sync_;
   bool sync_enabled_ = true;
   std::vector<double> rates_;
-  double current_ = 0;      // seconds in the open slice
-  double slice_count_ = 0;  // examples in the open slice (fractional after a carry)
+  std::vector<double> slice_ends_;  // clock value when each rate was appended
+  double current_ = 0;              // seconds in the open slice
+  double slice_count_ = 0;          // examples in the open slice (fractional after a carry)
   int64_t total_count_ = 0;
   double total_time_ = 0;
   double start_ = 0, end_ = 0;

@@ -4,6 +4,7 @@
 #pragma once
 #include <algorithm>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace milabench {
@@ -11,12 +12,17 @@ namespace milabench {
 constexpr int kSummaryWindowSlices = 18;   // slices averaged
 constexpr int kSummaryWindowDropLast = 2;  // last slices left out (the partial one among them)
 
-// mean(rates[-20:-2]) with Python's slice semantics: fewer than 3 rates
-// give an empty slice, hence NaN.
-inline double summary_window_mean(const std::vector<double>& rates) {
-  const long n = static_cast<long>(rates.size());
+// [begin, end) of the window among n slices: rates[-20:-2] with Python's
+// slice semantics (empty, begin == end, with fewer than 3 slices).
+inline std::pair<long, long> summary_window_bounds(long n) {
   const long begin = std::max(0L, n - (kSummaryWindowSlices + kSummaryWindowDropLast));
-  const long end = std::max(0L, n - kSummaryWindowDropLast);
+  const long end = std::max(begin, n - kSummaryWindowDropLast);
+  return {begin, end};
+}
+
+// mean(rates[-20:-2]): NaN when the window is empty.
+inline double summary_window_mean(const std::vector<double>& rates) {
+  const auto [begin, end] = summary_window_bounds(static_cast<long>(rates.size()));
   if (end <= begin) return std::numeric_limits<double>::quiet_NaN();
   double sum = 0;
   for (long i = begin; i < end; ++i) sum += rates[i];

@@ -7,7 +7,9 @@
 
 #include "devices/gpu_ids.hpp"
 #include "devices/nvml.hpp"
+#include "monitor/cpu_share.hpp"
 #include "monitor/host_sensors.hpp"
+#include "sys/cpus.hpp"
 
 namespace milabench {
 
@@ -47,7 +49,40 @@ struct GpuTrack {
   std::optional<double> energy_first, energy_last;  // driver counter, J
   double power_integral_j = 0.0;                    // Σ power·dt, when the counter is missing
   uint64_t throttle_mask = 0;
+  std::vector<std::pair<double, int>> processes;  // (clock, processes with a CUDA context)
 };
+
+// "compute_processes" of a GPU: the most processes with a CUDA context seen
+// at any sample and in the window (the first sample after it when none fell
+// inside); null when NVML never answered.
+json processes_json(const std::vector<std::pair<double, int>>& samples,
+                    const std::optional<std::pair<double, double>>& window) {
+  if (samples.empty()) return nullptr;
+  int most = 0;
+  std::optional<int> in_window, after;
+  for (const auto& [t, n] : samples) {
+    most = std::max(most, n);
+    if (!window) continue;
+    if (t >= window->first && t <= window->second) in_window = std::max(in_window.value_or(0), n);
+    if (t > window->second && !after) after = n;
+  }
+  if (!in_window) in_window = after;
+  return {{"max", most}, {"window_max", in_window ? json(*in_window) : json(nullptr)}};
+}
+
+// "foreign_cpu" (docs/result-format.md): shares of the run's CPUs' time
+// that other processes used, per sample interval and within the window.
+json foreign_cpu_json(const std::optional<ForeignCpuShare>& f, const std::vector<int>& cpus,
+                      const std::optional<std::pair<double, double>>& window) {
+  if (!f) return nullptr;
+  auto r = f->range();
+  std::optional<double> in_window;
+  if (window) in_window = f->share_between(window->first, window->second);
+  return {{"cpus", cpus.size()},
+          {"usable_cpus", usable_cpu_count()},
+          {"share", r ? json{{"min", r->min}, {"mean", r->mean}, {"max", r->max}} : json(nullptr)},
+          {"window_share", in_window ? json(*in_window) : json(nullptr)}};
+}
 
 }  // namespace
 
@@ -61,7 +96,9 @@ struct Monitor::State {
   std::optional<ProcessReading> proc_prev;
   Stat rss_mb, cpu_percent;
   double rss_peak_mb = 0.0;
-  double start = 0.0, prev_t = 0.0;  // clock seconds
+  std::vector<int> cpus;                   // the run's CPUs
+  std::optional<ForeignCpuShare> foreign;  // nullopt when /proc/stat cannot be read
+  double start = 0.0, prev_t = 0.0;        // clock seconds
   int samples = 0;
   std::vector<std::string> notes;
 };
@@ -90,6 +127,14 @@ void Monitor::start() {
   s.rapl = find_rapl_packages(opt_.powercap_root, why);
   if (s.rapl.empty()) s.notes.push_back("cpu energy: " + why);
   s.rapl_j.assign(s.rapl.size(), 0.0);
+  s.cpus = opt_.cpus.empty() ? allowed_cpus() : opt_.cpus;
+  if (s.cpus.empty()) {
+    s.notes.push_back("foreign cpu: this process's CPU affinity cannot be read");
+  } else if (read_cpus_busy_s(opt_.proc_stat, s.cpus, why)) {
+    s.foreign.emplace(static_cast<int>(s.cpus.size()));
+  } else {
+    s.notes.push_back("foreign cpu: " + why);
+  }
   if (!opt_.clock) opt_.clock = &steady_clock();
   s.start = opt_.clock->now();
   take_sample();
@@ -117,6 +162,9 @@ void Monitor::take_sample() {
     s.rss_peak_mb = std::max({s.rss_peak_mb, p->rss_peak_mb, p->rss_mb});
     if (s.proc_prev && dt > 0) s.cpu_percent.add(100.0 * (p->cpu_time_s - s.proc_prev->cpu_time_s) / dt, dt);
     s.proc_prev = p;
+    std::string why;
+    if (s.foreign)
+      if (auto busy = read_cpus_busy_s(opt_.proc_stat, s.cpus, why)) s.foreign->add(now, *busy, p->cpu_time_s);
   }
   double step_j = 0.0;
   bool rapl_ok = !s.rapl.empty();
@@ -148,6 +196,7 @@ void Monitor::take_sample() {
       g.energy_last = x.energy_j;
     }
     if (x.throttle_reasons) g.throttle_mask |= *x.throttle_reasons;
+    if (x.compute_processes) g.processes.emplace_back(now, *x.compute_processes);
   }
   s.prev_t = now;
   ++s.samples;
@@ -158,7 +207,7 @@ int Monitor::samples() const {
   return st_->samples;
 }
 
-json Monitor::stop() {
+json Monitor::stop(std::optional<std::pair<double, double>> window) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!running_) return json::object();
@@ -187,7 +236,8 @@ json Monitor::stop() {
                          {"power_w", g.power.to_json()},
                          {"sm_clock_mhz", g.clock.to_json()},
                          {"energy_j", e ? json(*e) : json(nullptr)},
-                         {"throttle_reasons", throttle_reason_names(g.throttle_mask)}};
+                         {"throttle_reasons", throttle_reason_names(g.throttle_mask)},
+                         {"compute_processes", processes_json(g.processes, window)}};
   }
   std::optional<double> cpu_energy;
   json cpu_domains = nullptr;
@@ -214,6 +264,7 @@ json Monitor::stop() {
       {"gpu_energy_j", opt(gpu_energy)},
       {"energy_j", opt(total)},
       {"power_measured", total.has_value()},
+      {"foreign_cpu", foreign_cpu_json(s.foreign, s.cpus, window)},
       {"notes", s.notes}};
   return {{"gpu_monitor", gpu_monitor}, {"monitor", monitor}};
 }

@@ -1,14 +1,17 @@
 // The telemetry thread of one run: samples once per interval, from start()
 // to stop(), the visible GPUs (NVML: load, memory, temperature, power,
 // energy, SM clock, throttle reasons), this process (resident memory, CPU
-// utilisation) and the CPU packages' energy (RAPL) where readable.
+// utilisation), the CPU packages' energy (RAPL) where readable, and the share
+// of this run's CPUs that other processes used (monitor/cpu_share.hpp).
 #pragma once
 #include <condition_variable>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "sys/clock.hpp"
@@ -23,6 +26,8 @@ struct MonitorOptions {
   bool gpu_ids_from_env = true;                       // ignore gpu_ids; use visible GPUs (env/NVML)
   std::string proc_dir = "/proc/self";                // process to watch
   std::string powercap_root = "/sys/class/powercap";  // RAPL
+  std::string proc_stat = "/proc/stat";               // per-CPU busy time
+  std::vector<int> cpus;                              // the run's CPUs; empty = this process's affinity
   Nvml* nvml = nullptr;                               // nullptr = Nvml::instance()
   Clock* clock = nullptr;                             // paces the samples; nullptr = steady_clock()
 };
@@ -41,9 +46,13 @@ class Monitor {
   //                             "throttle_reasons": [...], "name"}},
   //    "monitor": {"interval_s", "samples", "duration_s", "process": {...},
   //                "cpu_energy": {...} | null, "gpu_energy_j", "cpu_energy_j",
-  //                "energy_j", "power_measured", "notes": [...]}}
-  // (schema and units: docs/result-format.md). Safe to call once after start.
-  nlohmann::json stop();
+  //                "energy_j", "power_measured", "foreign_cpu": {...} | null,
+  //                "notes": [...]}}
+  // (schema and units: docs/result-format.md). `window` is the summary
+  // window's [start, end] on the monitor's clock (the rate meter's slices):
+  // foreign_cpu.window_share is the share other processes used within it
+  // (null without a window). Safe to call once after start.
+  nlohmann::json stop(std::optional<std::pair<double, double>> window = std::nullopt);
 
   int samples() const;
 

@@ -112,8 +112,8 @@ std::string headline(const ReportData& d, const std::string& title) {
   if (!d.result_flags.empty()) {
     std::string lines;
     for (const auto& l : d.result_flags) lines += (lines.empty() ? "" : "; ") + l;
-    h += card("Mixed or duplicate results", "medium", fmt::format("{} flag(s)", d.result_flags.size()),
-              html_escape(lines), true);
+    h += card("Flagged results (mixed, duplicate, skipped inputs, contended)", "medium",
+              fmt::format("{} flag(s)", d.result_flags.size()), html_escape(lines), true);
   }
   if (d.covered_tests < d.weighted_tests) {
     std::string missing;

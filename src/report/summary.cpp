@@ -333,6 +333,7 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
       a.failure_kinds[failure_kind_name(k)]++;
       continue;
     }
+    a.flags.add_contended(r, lr.label, warnings);
     // Totals, rates and peak memory from successful runs only (report.py).
     if (r.program_time) a.total.push_back(*r.program_time);
     a.train.insert(a.train.end(), perfs.begin(), perfs.end());

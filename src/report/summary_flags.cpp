@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "results/argument_words.hpp"
 #include "results/input_checks.hpp"
 
@@ -33,12 +35,24 @@ void SummaryFlags::add(const ResultRecord& r, const std::string& label, std::vec
       it->second, label, r.group(), r.job_id, device.empty() ? "" : " on device " + device)));
 }
 
+void SummaryFlags::add_contended(const ResultRecord& r, const std::string& label, std::vector<std::string>& warnings) {
+  if (!r.contended()) return;
+  auto value = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  contended_[label] = {{"cpu_share", value(r.foreign_cpu_share)},
+                       {"other_gpu_processes", value(r.other_gpu_processes)}};
+  warnings.push_back(terminal_safe(fmt::format(
+      "warning: {}: {}; it is counted, but its rate may understate this machine: run it again on devices nothing "
+      "else uses",
+      label, contention_text(r))));
+}
+
 void SummaryFlags::write(const std::string& test, json& entry, std::vector<std::string>& warnings) const {
   json sets = json::array();
   for (const auto& s : argument_sets_) sets.push_back(s);
   entry["arguments"] = sets;
   if (skipped_ > 0) entry["images_skipped"] = skipped_;
   if (!duplicates_.empty()) entry["duplicate_runs"] = duplicates_;
+  if (!contended_.empty()) entry["contended_runs"] = contended_;
   if (argument_sets_.size() < 2) return;
   std::string list;
   for (const auto& s : argument_sets_) list += (list.empty() ? "(" : "), (") + joined(s);
@@ -64,6 +78,24 @@ std::vector<std::string> summary_flag_lines(const json& summary) {
           "SKIPPED INPUTS: {} skipped {:g} unreadable input(s) over its runs (a run past {:g}% counts as failed, "
           "bad_data); its perf counts only what was read",
           name, e["images_skipped"].get<double>(), kMaxSkippedInputShare * 100));
+    if (e.contains("contended_runs") && e["contended_runs"].is_object() && !e["contended_runs"].empty()) {
+      double cpu = 0;
+      int gpu = 0;
+      for (const auto& [file, c] : e["contended_runs"].items()) {
+        if (!c.is_object()) continue;
+        if (const json v = c.value("cpu_share", json()); v.is_number()) cpu = std::max(cpu, v.get<double>());
+        if (const json v = c.value("other_gpu_processes", json()); v.is_number_integer())
+          gpu = std::max(gpu, v.get<int>());
+      }
+      std::string what;
+      if (cpu > 0) what = fmt::format("other processes used up to {:.0f}% of their CPUs' time", cpu * 100);
+      if (gpu > 0)
+        what += fmt::format("{}up to {} other process(es) held a GPU of theirs", what.empty() ? "" : "; ", gpu);
+      lines.push_back(fmt::format(
+          "CONTENDED: {} has {} run(s) that shared their devices during the summary window ({}): their rates may "
+          "understate this machine",
+          name, e["contended_runs"].size(), what));
+    }
     if (e.contains("arguments") && e["arguments"].is_array() && e["arguments"].size() > 1) {
       std::string list;
       for (const auto& s : e["arguments"]) {

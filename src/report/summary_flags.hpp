@@ -23,10 +23,16 @@ class SummaryFlags {
   // Adds a counted run's skipped inputs (metrics.images_skipped).
   void add_skipped(double images) { skipped_ += images; }
 
+  // Adds a successful run that shared its devices (ResultRecord::contended):
+  // one warning line naming it and what it shared.
+  void add_contended(const ResultRecord& r, const std::string& label, std::vector<std::string>& warnings);
+
   // Adds to the summary entry "images_skipped" (the sum over its runs, when
   // any) and "arguments": the distinct argument lists of
   // its results (normalised number words), and when there are any,
-  // "duplicate_runs": one "FILE repeats FILE" string per extra result.
+  // "duplicate_runs": one "FILE repeats FILE" string per extra result, and
+  // "contended_runs": {"FILE": {cpu_share, other_gpu_processes}} per run
+  // that shared its devices.
   // One warning line when the test holds more than one argument list.
   void write(const std::string& test, nlohmann::json& entry, std::vector<std::string>& warnings) const;
 
@@ -35,11 +41,12 @@ class SummaryFlags {
   std::vector<std::string> duplicates_;
   std::set<std::vector<std::string>> argument_sets_;
   double skipped_ = 0;
+  nlohmann::json contended_ = nlohmann::json::object();
 };
 
 // The lines a report prints above its table for `summary`'s flags: "DUPLICATE
-// RESULTS: ...", "MIXED ARGUMENTS: ..." and "SKIPPED INPUTS: ..." per test;
-// empty when none.
+// RESULTS: ...", "MIXED ARGUMENTS: ...", "SKIPPED INPUTS: ..." and
+// "CONTENDED: ..." per test; empty when none.
 std::vector<std::string> summary_flag_lines(const nlohmann::json& summary);
 
 }  // namespace milabench

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <limits>
@@ -110,6 +111,15 @@ std::optional<ResultRecord> parse_result_record(const json& doc, std::string* wh
   if (auto sk = r.metrics.value("images_skipped", json()); sk.is_number() && sk.get<double>() > 0)
     r.images_skipped = sk.get<double>();
   if (doc.contains("gpu_monitor") && doc["gpu_monitor"].is_object()) r.gpu_monitor = doc["gpu_monitor"];
+  r.foreign_cpu_share = foreign_cpu_window_share(doc.value("monitor", json()));
+  // A group's ranks can show on each other's GPUs (CUDA IPC, NCCL): a group is checked on its CPUs only.
+  if (doc.value("cuda", json(false)) == json(true) && r.world_size <= 1)
+    for (const auto& [id, g] : r.gpu_monitor.items()) {
+      const json p = g.is_object() ? g.value("compute_processes", json()) : json();
+      const json n = p.is_object() ? p.value("window_max", json()) : json();
+      if (n.is_number_integer())
+        r.other_gpu_processes = std::max(r.other_gpu_processes.value_or(0), std::max(0, n.get<int>() - 1));
+    }
   r.stand_ins = read_stand_ins(doc);
   if (r.metrics.contains("shortcuts") && r.metrics["shortcuts"].is_array())
     for (const auto& c : r.metrics["shortcuts"])
@@ -137,6 +147,29 @@ void write_result_outcome(json& doc, std::optional<FailureKind> failure, const s
     doc["failure_kind"] = failure_kind_name(*failure);
   else
     doc.erase("failure_kind");
+}
+
+std::optional<double> foreign_cpu_window_share(const json& monitor) {
+  if (!monitor.is_object() || !monitor.contains("foreign_cpu")) return std::nullopt;
+  const json& f = monitor["foreign_cpu"];
+  if (!f.is_object()) return std::nullopt;
+  const json share = f.value("window_share", json()), cpus = f.value("cpus", json()),
+             usable = f.value("usable_cpus", json());
+  if (!share.is_number() || !cpus.is_number() || !usable.is_number()) return std::nullopt;
+  const double v = share.get<double>();
+  if (!std::isfinite(v) || v < 0 || v > 1 || usable.get<double>() < cpus.get<double>()) return std::nullopt;
+  return v;
+}
+
+std::string contention_text(const ResultRecord& r) {
+  if (!r.contended()) return "";
+  std::string what;
+  if (r.foreign_cpu_share && *r.foreign_cpu_share > kContendedCpuShare)
+    what = fmt::format("other processes used {:.0f}% of its CPUs", *r.foreign_cpu_share * 100);
+  if (r.other_gpu_processes && *r.other_gpu_processes > 0)
+    what += fmt::format("{}{} other process{} held its GPU", what.empty() ? "" : " and ", *r.other_gpu_processes,
+                        *r.other_gpu_processes == 1 ? "" : "es");
+  return what + " during its summary window";
 }
 
 double ResultRecord::skipped_share() const {

@@ -27,6 +27,20 @@ nlohmann::json device_ids_json(const std::string& list);
 // run as failed, kind bad_data, since skipping is less work per example.
 constexpr double kMaxSkippedInputShare = 0.01;
 
+// A run that shared its devices during its summary window is flagged as
+// contended by the summary, the report and the jobs line: counted, since it
+// is evidence, but its rate may understate the machine. Shared means other
+// processes used more than this share of its CPUs' time
+// (monitor.foreign_cpu.window_share), or, for a CUDA run, another process
+// held a CUDA context on one of its GPUs (gpu_monitor.*.compute_processes).
+constexpr double kContendedCpuShare = 0.10;
+
+// monitor.foreign_cpu.window_share of a result's "monitor" object when it
+// speaks for the run: nullopt when absent, or when a CPU quota capped the
+// run below its CPU count (usable_cpus < cpus: others' use of those CPUs then
+// need not have slowed it).
+std::optional<double> foreign_cpu_window_share(const nlohmann::json& monitor);
+
 struct TrainTiming {
   std::string key;            // "train", or "train_R" for rank R of a group
   std::vector<double> rates;  // examples/s per slice (null/NaN read as NaN)
@@ -53,8 +67,20 @@ struct ResultRecord {
   std::optional<double> program_time;          // timings.program.time
   nlohmann::json metrics = nlohmann::json::object();
   nlohmann::json gpu_monitor = nlohmann::json::object();
-  std::optional<double> rss_peak_mb;  // memory.rss_peak_mb
-  double images_skipped = 0;          // metrics.images_skipped (0 when absent)
+  std::optional<double> rss_peak_mb;        // memory.rss_peak_mb
+  double images_skipped = 0;                // metrics.images_skipped (0 when absent)
+  std::optional<double> foreign_cpu_share;  // foreign_cpu_window_share(monitor)
+  // A CUDA run ("cuda": true) of one process: the most processes with a
+  // CUDA context on one of its GPUs in its window, less its own; nullopt for
+  // a CPU run, a data-parallel group (its ranks can show on each other's
+  // GPUs) or when unread.
+  std::optional<int> other_gpu_processes;
+
+  // See kContendedCpuShare.
+  bool contended() const {
+    return (foreign_cpu_share && *foreign_cpu_share > kContendedCpuShare) ||
+           (other_gpu_processes && *other_gpu_processes > 0);
+  }
 
   // images_skipped / (images_skipped + timings.train.count of the first
   // train entry); 0 when nothing was skipped, 1 when it has no count.
@@ -82,6 +108,11 @@ struct ResultRecord {
 // Reads a result document. nullopt (and `why`) when it is not one: not an
 // object, no "name" string, or "arguments" not a list of strings.
 std::optional<ResultRecord> parse_result_record(const nlohmann::json& doc, std::string* why = nullptr);
+
+// "" for a run that had its devices to itself; else what it shared, e.g.
+// "other processes used 34% of its CPUs and 1 other process held its GPU
+// during its summary window".
+std::string contention_text(const ResultRecord& r);
 
 // The writer side of the keys parse_result_record decides on, shared by every
 // writer of a result: the run harness (run/run_harness.cpp, run/result_keys.cpp)

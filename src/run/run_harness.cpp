@@ -25,6 +25,7 @@
 #include "results/input_checks.hpp"
 #include "results/result_document.hpp"
 #include "results/result_name.hpp"
+#include "results/result_record.hpp"
 #include "results/unsaved.hpp"
 #include "results/version.hpp"
 #include "results/workload_outputs.hpp"
@@ -170,7 +171,11 @@ nlohmann::json run_timings(const std::optional<RateMeter>& meter, const std::opt
 // The run's last line on stderr: ok/FAILED with its count and last rate, or
 // why the summary will not count it (fewer than 3 rate slices).
 void print_run_end(const WorkloadInfo& info, const RunSettings& settings, const std::optional<RateMeter>& meter,
-                   bool ok, const std::string& where) {
+                   bool ok, const std::string& where, const nlohmann::json& result) {
+  if (auto r = parse_result_record(result); ok && r && r->contended())
+    std::cerr << fmt::format(
+        "milarun run {}: warning: {}; its rate may understate this machine (the summary and the report flag it)\n",
+        info.name, contention_text(*r));
   const double wall = meter ? meter->wall_time() : 0.0;
   if (ok && meter && meter->rates().size() < 3) {  // summary: perf needs 3 slices; a 0.0/s "rate" would be invented
     std::cerr << fmt::format(
@@ -250,7 +255,7 @@ int run_experiment(const RunOptions& opts) {
                              failure->message);
   }
   const bool ok = !failure;
-  nlohmann::json telemetry = monitor.stop();
+  nlohmann::json telemetry = monitor.stop(meter ? meter->window_span() : std::nullopt);
   doc.gpu_monitor = telemetry.value("gpu_monitor", nlohmann::json::object());
   doc.monitor = telemetry.value("monitor", nlohmann::json::object());
   doc.device = device_keys(torch_settings, doc.description->inventory.value("cpu_model", std::string("cpu")));
@@ -268,7 +273,7 @@ int run_experiment(const RunOptions& opts) {
   std::string where;
   const int rc = write_result(opts.out, id.name, opts.job_id, result, ok, where);
   if (rc == kRunExitResultParked) return rc;
-  print_run_end(*info, settings, meter, ok, where);
+  print_run_end(*info, settings, meter, ok, where, result);
   return rc;
 }
 

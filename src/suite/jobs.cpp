@@ -231,8 +231,9 @@ bool account_wave(const JobsOptions& o, const std::vector<ProcessSpec>& wave, co
                            s.job_id, r.wall_s, skipped, kMaxSkippedInputShare * 100);
         continue;
       }
-      log << fmt::format("{} J{} OK {:.1f}s{}\n", s.name, s.job_id, r.wall_s,
-                         skipped.empty() ? "" : " (" + skipped + ")");
+      std::string notes = skipped;
+      if (const std::string c = rec ? contention_note(*rec) : ""; !c.empty()) notes += (notes.empty() ? "" : "; ") + c;
+      log << fmt::format("{} J{} OK {:.1f}s{}\n", s.name, s.job_id, r.wall_s, notes.empty() ? "" : " (" + notes + ")");
       continue;
     }
     if (r.ok()) {  // exit 0, yet no result in -o: the run's result is gone

@@ -165,6 +165,11 @@ std::string skipped_inputs_note(const ResultRecord& r) {
   return fmt::format("{:g} input(s) skipped, {:.2f}% of what it read", r.images_skipped, r.skipped_share() * 100);
 }
 
+std::string contention_note(const ResultRecord& r) {
+  const std::string what = contention_text(r);
+  return what.empty() ? "" : "CONTENDED: " + what;
+}
+
 std::map<std::pair<std::string, std::string>, ExistingResult> existing_results(const std::string& outdir) {
   std::map<std::pair<std::string, std::string>, ExistingResult> out;
   for (const auto& f : json_files(outdir)) {

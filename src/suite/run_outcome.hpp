@@ -50,6 +50,11 @@ std::optional<ResultRecord> run_result(const std::string& outdir, const std::str
 // input(s) skipped, 0.06% of what it read".
 std::string skipped_inputs_note(const ResultRecord& r);
 
+// "" for a run that had its CPUs to itself; else its jobs-line note, e.g.
+// "CONTENDED: other processes used 34% of its CPUs during its summary window"
+// (results' contention_text).
+std::string contention_note(const ResultRecord& r);
+
 // A result file found in an output folder.
 struct ExistingResult {
   std::string path;

@@ -23,6 +23,7 @@
 #include "suite/outdir_lock.hpp"
 #include "suite/plan.hpp"
 #include "suite/profile.hpp"
+#include "suite/run_outcome.hpp"
 
 using namespace milabench;
 using namespace milabench::test;
@@ -43,6 +44,14 @@ JobsOptions two_test_suite(const std::string& dir, const std::string& profile_te
 }
 
 // An executable script at dir/name with `text`; returns its path.
+// `milarun report DIR`'s text, or "report failed: " and its errors.
+std::string report_text(const fs::path& dir) {
+  ReportOptions r;
+  r.input = dir.string();
+  std::ostringstream out, err;
+  return run_report(r, out, err) == 0 ? out.str() : "report failed: " + err.str();
+}
+
 std::string write_script(const std::string& dir, const std::string& name, const std::string& text) {
   const std::string path = dir + "/" + name;
   write_text(path, "#!/bin/sh\n" + text);
@@ -175,13 +184,10 @@ TEST(SummaryFlags, TwoResultsOfOneRunAreFlaggedInTheSummaryAndTheReport) {
                              "both results of s.a run J0.0 on device 0"),
             std::string::npos)
       << warnings[0];
-  ReportOptions r;
-  r.input = dir.string();
-  std::ostringstream out, err;
-  ASSERT_EQ(run_report(r, out, err), 0) << err.str();
-  EXPECT_NE(out.str().find("DUPLICATE RESULTS: s.a has 1 result(s) of a run (job id, device) already counted"),
+  const std::string report = report_text(dir);
+  EXPECT_NE(report.find("DUPLICATE RESULTS: s.a has 1 result(s) of a run (job id, device) already counted"),
             std::string::npos)
-      << out.str();
+      << report;
 }
 
 TEST(SummaryFlags, RunsOfOneTestWithOtherArgumentsAreKeptAndFlagged) {
@@ -209,6 +215,41 @@ TEST(SummaryFlags, RunsOfOneTestWithOtherArgumentsAreKeptAndFlagged) {
   json one = summarize_directory(dir.string(), w2);
   EXPECT_EQ(one["s.a"]["arguments"].size(), 1u);
   EXPECT_TRUE(w2.empty());
+}
+
+// A run whose CPUs other processes used during its summary window (a shared
+// node) is counted, since it is evidence, but flagged: one warning, the
+// entry's contended_runs, a CONTENDED line in the report and a note on the
+// jobs line. A run under the threshold is not.
+TEST(SummaryFlags, RunsThatSharedTheirCpusAreCountedAndFlagged) {
+  const fs::path dir = result_dir("contended");
+  const std::vector<double> rates(12, 100.0);
+  auto with_share = [&](const std::string& job, double share) {
+    json r = result_record("s.a", job, "0", rates);
+    r["monitor"] = {{"foreign_cpu", {{"cpus", 2}, {"usable_cpus", 2}, {"window_share", share}}}};
+    return r;
+  };
+  write_json(dir / "s.a.J0.0.20260101-000000-000001.json", with_share("0.0", 0.34));
+  write_json(dir / "s.a.J1.0.20260101-000000-000001.json", with_share("1.0", 0.02));
+  std::vector<std::string> warnings;
+  json summary = summarize_directory(dir.string(), warnings);
+  EXPECT_EQ(summary["s.a"]["n"], 2);
+  EXPECT_EQ(summary["s.a"]["failures"], 0);
+  ASSERT_EQ(summary["s.a"]["contended_runs"].size(), 1u) << summary.dump();
+  EXPECT_EQ(summary["s.a"]["contended_runs"]["s.a.J0.0.20260101-000000-000001.json"],
+            json::parse(R"({"cpu_share": 0.34, "other_gpu_processes": null})"));
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("s.a.J0.0.20260101-000000-000001.json: other processes used 34% of its CPUs"),
+            std::string::npos)
+      << warnings[0];
+  const std::string report = report_text(dir);
+  EXPECT_NE(report.find("CONTENDED: s.a has 1 run(s) that shared their devices during the summary window (other "
+                        "processes used up to 34% of their CPUs' time): their rates may understate this machine"),
+            std::string::npos)
+      << report;
+  const auto rec = parse_result_record(with_share("0.0", 0.34)).value();
+  EXPECT_EQ(contention_note(rec), "CONTENDED: other processes used 34% of its CPUs during its summary window");
+  EXPECT_EQ(contention_note(parse_result_record(with_share("1.0", 0.02)).value()), "");
 }
 
 TEST(SummaryFlags, ResultsMovedToSupersededAreNotCounted) {

@@ -207,6 +207,7 @@ TEST(Monitor, GpuMonitorHasOriginalKeysPlusPowerAndEnergy) {
   EXPECT_EQ(j["monitor"]["samples"].get<int>(), 5);
   EXPECT_NEAR(g["energy_j"].get<double>(), 1.5 * 4, 1e-9);  // counter difference: 1.5 J per query
   EXPECT_EQ(g["throttle_reasons"], nlohmann::json::array({"sw_power_cap"}));
+  EXPECT_EQ(g["compute_processes"], nlohmann::json::parse(R"({"max": 2, "window_max": null})"));  // no window given
   EXPECT_TRUE(j["monitor"]["power_measured"].get<bool>());
   EXPECT_DOUBLE_EQ(j["monitor"]["energy_j"].get<double>(), g["energy_j"].get<double>());
 }

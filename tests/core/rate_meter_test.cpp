@@ -331,3 +331,40 @@ TEST(WindowRule, RunsThatAreAlreadySteadyAtTheCountAreNotExtended) {
   EXPECT_EQ(m.count(), 30000);
   EXPECT_EQ(m.extended_time(), 0);
 }
+
+// The summary window in clock time, for the monitor's check of other
+// processes: rates[-20:-2] of 25 slices are slices 5..22, which start when
+// slice 4 ends and end with slice 22. Untimed gaps between blocks stay
+// inside the span; a run of under 3 slices spans its whole timed run.
+TEST(RateMeter, WindowSpanIsTheSummaryWindowOnTheMetersClock) {
+  FakeClock c;
+  auto m = make(c, 0);
+  EXPECT_FALSE(m.window_span().has_value());
+  c.t = 100;
+  m.start();
+  for (int i = 0; i < 25; ++i) {  // one slice per step, then 0.25 s untimed
+    c.t += 0.5;
+    m.step(10);
+    c.t += 0.25;
+    m.begin();
+  }
+  m.finish();
+  ASSERT_EQ(m.rates().size(), 25u);
+  auto span = m.window_span();
+  ASSERT_TRUE(span.has_value());
+  EXPECT_DOUBLE_EQ(span->first, 100 + 5 * 0.75 - 0.25);    // slice 4's end
+  EXPECT_DOUBLE_EQ(span->second, 100 + 23 * 0.75 - 0.25);  // slice 22's end
+
+  FakeClock s;
+  auto short_run = make(s, 0);
+  s.t = 7;
+  short_run.start();
+  s.t += 0.6;
+  short_run.step(6);
+  short_run.finish();
+  ASSERT_EQ(short_run.rates().size(), 2u);  // one closed slice and the partial one
+  span = short_run.window_span();
+  ASSERT_TRUE(span.has_value());
+  EXPECT_DOUBLE_EQ(span->first, 7);
+  EXPECT_DOUBLE_EQ(span->second, 7.6);
+}

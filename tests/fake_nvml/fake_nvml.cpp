@@ -1,6 +1,7 @@
 // A stand-in libnvidia-ml for tests: two GPUs with fixed, known readings, so
 // the dlopen binding and the monitor's GPU path run for real on machines
-// without NVIDIA hardware. Energy grows by 1.5 J per query of GPU 1.
+// without NVIDIA hardware. Energy grows by 1.5 J per query of GPU 1. GPU 1
+// holds 2 processes with a CUDA context, GPU 0 none.
 #include <cstring>
 
 namespace {
@@ -67,5 +68,15 @@ int nvmlDeviceGetClockInfo(void* d, int type, unsigned* mhz) {
 int nvmlDeviceGetCurrentClocksThrottleReasons(void* d, unsigned long long* r) {
   *r = idx(d) ? 0x4 : 0x1;  // sw_power_cap / gpu_idle
   return 0;
+}
+// The count-only call: room for *n = 0 records in; NVML_ERROR_INSUFFICIENT_SIZE
+// and the count out when there are processes (a null count or array is
+// NVML_ERROR_INVALID_ARGUMENT, as some drivers answer).
+int nvmlDeviceGetComputeRunningProcesses_v3(void* d, unsigned* n, void* infos) {
+  if (n == nullptr || infos == nullptr) return 2;
+  const unsigned have = idx(d) ? 2 : 0;
+  const bool fits = *n >= have;
+  *n = have;
+  return fits ? 0 : 7;
 }
 }

@@ -46,6 +46,8 @@ std::string row_marks(const ReportRow& r) {
   std::string out;
   if (!r.shortcuts.empty()) out += "[less work: " + joined(r.shortcuts) + "]";
   if (!r.stand_ins.empty()) out += std::string(out.empty() ? "" : " ") + "[stand-in: " + joined(r.stand_ins) + "]";
+  if (r.contended_runs > 0)
+    out += std::string(out.empty() ? "" : " ") + "[contended: " + std::to_string(r.contended_runs) + " run(s)]";
   return out;
 }
 

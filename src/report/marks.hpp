@@ -18,8 +18,9 @@ namespace milabench {
 // sorted, each once; [] when there are none.
 std::vector<std::string> inventory_names(const nlohmann::json& entry, const std::string& key);
 
-// "[less work: reduced_decode] [stand-in: pong_like_game]", "" when the
-// test ran the original's work.
+// "[less work: reduced_decode] [stand-in: pong_like_game] [contended: 1
+// run(s)]", "" when the test ran the original's work on devices of its own
+// (contended: results/result_record.hpp kContendedCpuShare).
 std::string row_marks(const ReportRow& r);
 
 // With compare: why the ratio compares different work, e.g. "stand-in on

@@ -88,6 +88,8 @@ ReportRow make_row(const std::string& name, const json& entry) {
   r.perf_base = r.perf_ratio = r.perf_base_adj = r.perf_ratio_adj = kNaN;
   r.shortcuts = inventory_names(entry, "shortcuts");
   r.stand_ins = inventory_names(entry, kStandInsKey);
+  if (const json c = entry.is_object() ? entry.value("contended_runs", json()) : json(); c.is_object())
+    r.contended_runs = static_cast<int>(c.size());
   const json energy = entry.is_object() ? entry.value("energy", json()) : json();
   r.joules_per_example = num(energy.is_object() ? energy.value("joules_per_example", json()) : json(), "mean");
   r.examples_per_watt = num(energy.is_object() ? energy.value("examples_per_watt", json()) : json(), "mean");

@@ -37,7 +37,8 @@ struct ReportRow {
   // the original's: results/stand_ins.hpp), from the summary's inventory;
   // with compare, the baseline's too (report/marks.hpp words them).
   std::vector<std::string> stand_ins, base_stand_ins;
-  int window_flags = 0;  // runs whose summary window is short or holds warm-up (results directory only)
+  int window_flags = 0;    // runs whose summary window is short or holds warm-up (results directory only)
+  int contended_runs = 0;  // runs that shared their devices in their window (summary "contended_runs")
   // Mean over runs whose power was measured (summary "energy"); NaN otherwise.
   double joules_per_example = 0, examples_per_watt = 0;
   ModelFigures model;  // MFU and peak memory (summary "model"; report/model_figures.hpp)

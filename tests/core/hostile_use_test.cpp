@@ -247,6 +247,7 @@ TEST(SummaryFlags, RunsThatSharedTheirCpusAreCountedAndFlagged) {
                         "processes used up to 34% of their CPUs' time): their rates may understate this machine"),
             std::string::npos)
       << report;
+  EXPECT_NE(report.find("[contended: 1 run(s)]"), std::string::npos) << report;  // beside the test's numbers
   const auto rec = parse_result_record(with_share("0.0", 0.34)).value();
   EXPECT_EQ(contention_note(rec), "CONTENDED: other processes used 34% of its CPUs during its summary window");
   EXPECT_EQ(contention_note(parse_result_record(with_share("1.0", 0.02)).value()), "");

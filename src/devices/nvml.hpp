@@ -61,6 +61,13 @@ class Nvml {
   std::string why_;
 };
 
+// The throttle reasons that slow a GPU below what it can do under load:
+// hw_slowdown, sw_thermal_slowdown, hw_thermal_slowdown and
+// hw_power_brake_slowdown (heat, or an external power brake). sw_power_cap,
+// the board's own power limit, is the GPU working as configured, not a
+// slowdown; idle and clock settings are not either.
+constexpr uint64_t kNvmlSlowdownReasons = 0x8 | 0x20 | 0x40 | 0x80;
+
 // Names of the bits set in an NVML throttle-reason mask ("sw_power_cap",
 // "hw_thermal_slowdown", ...); unknown bits as "bit_N".
 std::vector<std::string> throttle_reason_names(uint64_t mask);

@@ -47,7 +47,8 @@ std::optional<ProcessReading> read_process(const std::string& proc_dir) {
   if (*end_u || *end_s) return std::nullopt;  // fields 14, 15 are not numbers: not a stat file
   static const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
   ProcessReading r;
-  r.cpu_time_s = (utime + stime) / ticks;  // utime, stime (fields 14, 15)
+  r.cpu_time_s = (utime + stime) / ticks;               // utime, stime (fields 14, 15)
+  r.major_faults = std::strtod(f[9].c_str(), nullptr);  // majflt (field 12), all threads
 
   std::ifstream status_in(proc_dir + "/status");
   std::stringstream ss;

@@ -10,9 +10,10 @@
 namespace milabench {
 
 struct ProcessReading {
-  double cpu_time_s = 0.0;  // user + system CPU time since the process started, seconds
-  double rss_mb = 0.0;      // resident set now, MiB (VmRSS)
-  double rss_peak_mb = 0.0; // peak resident set, MiB (VmHWM)
+  double cpu_time_s = 0.0;    // user + system CPU time since the process started, seconds
+  double rss_mb = 0.0;        // resident set now, MiB (VmRSS)
+  double rss_peak_mb = 0.0;   // peak resident set, MiB (VmHWM)
+  double major_faults = 0.0;  // page faults that read from disk (swap or file) since it started (majflt)
 };
 
 // Reads `proc_dir` ("/proc/self" or "/proc/<pid>"); nullopt when unreadable.
@@ -21,9 +22,9 @@ std::optional<ProcessReading> read_process(const std::string& proc_dir = "/proc/
 // One RAPL package domain: "<root>/intel-rapl:N" (also "amd-rapl" style
 // names under the same layout) with its name file "package-N".
 struct RaplDomain {
-  std::string name;            // "package-0"
-  std::string energy_file;     // .../energy_uj, microjoules, wraps at max_range_uj
-  uint64_t max_range_uj = 0;   // 0 = unknown (no wrap correction)
+  std::string name;           // "package-0"
+  std::string energy_file;    // .../energy_uj, microjoules, wraps at max_range_uj
+  uint64_t max_range_uj = 0;  // 0 = unknown (no wrap correction)
 };
 
 // Top-level package domains under `powercap_root` whose energy_uj can be

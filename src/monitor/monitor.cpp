@@ -9,6 +9,8 @@
 #include "devices/nvml.hpp"
 #include "monitor/cpu_share.hpp"
 #include "monitor/host_sensors.hpp"
+#include "monitor/memory_pressure.hpp"
+#include "monitor/time_share.hpp"
 #include "sys/cpus.hpp"
 
 namespace milabench {
@@ -49,6 +51,9 @@ struct GpuTrack {
   std::optional<double> energy_first, energy_last;  // driver counter, J
   double power_integral_j = 0.0;                    // Σ power·dt, when the counter is missing
   uint64_t throttle_mask = 0;
+  TimeShare slowdown;                             // samples with a slowdown reason (kNvmlSlowdownReasons)
+  uint64_t slowdown_mask = 0;                     // the slowdown reasons seen
+  std::optional<double> throttle_prev_t;          // the previous sample with throttle reasons
   std::vector<std::pair<double, int>> processes;  // (clock, processes with a CUDA context)
 };
 
@@ -70,18 +75,41 @@ json processes_json(const std::vector<std::pair<double, int>>& samples,
   return {{"max", most}, {"window_max", in_window ? json(*in_window) : json(nullptr)}};
 }
 
-// "foreign_cpu" (docs/result-format.md): shares of the run's CPUs' time
-// that other processes used, per sample interval and within the window.
-json foreign_cpu_json(const std::optional<ForeignCpuShare>& f, const std::vector<int>& cpus,
-                      const std::optional<std::pair<double, double>>& window) {
-  if (!f) return nullptr;
-  auto r = f->range();
-  std::optional<double> in_window;
-  if (window) in_window = f->share_between(window->first, window->second);
-  return {{"cpus", cpus.size()},
-          {"usable_cpus", usable_cpu_count()},
-          {"share", r ? json{{"min", r->min}, {"mean", r->mean}, {"max", r->max}} : json(nullptr)},
-          {"window_share", in_window ? json(*in_window) : json(nullptr)}};
+// Per second, what a cumulative counter sampled as (time, value) grew by
+// between t0 and t1, the counter read linearly between samples; the span is
+// cut to the samples'. nullopt when less than a sample interval overlaps.
+std::optional<double> counter_rate(const std::vector<std::pair<double, double>>& samples, double t0, double t1) {
+  if (samples.size() < 2) return std::nullopt;
+  t0 = std::max(t0, samples.front().first);
+  t1 = std::min(t1, samples.back().first);
+  if (!(t1 > t0)) return std::nullopt;
+  auto at = [&](double t) {
+    auto hi = std::lower_bound(samples.begin(), samples.end(), t,
+                               [](const std::pair<double, double>& s, double x) { return s.first < x; });
+    if (hi == samples.begin()) return hi->second;
+    auto lo = hi - 1;
+    return lo->second + (hi->second - lo->second) * (t - lo->first) / (hi->first - lo->first);
+  };
+  return (at(t1) - at(t0)) / (t1 - t0);
+}
+
+// A time share's JSON (TimeShare::to_json) after the keys that say what it
+// is of (docs/result-format.md).
+json share_json(json what, const TimeShare& share, const std::optional<std::pair<double, double>>& window) {
+  what.update(share.to_json(window));
+  return what;
+}
+
+// "memory_stall" (docs/result-format.md): the scope's stall shares and the
+// run's own major faults per second in the window, which tie those stalls to
+// the run (a neighbour's stalls also count at the system scope).
+json memory_stall_json(const std::string& scope, const TimeShare& stalls,
+                       const std::vector<std::pair<double, double>>& major_faults,
+                       const std::optional<std::pair<double, double>>& window) {
+  std::optional<double> faults;
+  if (window) faults = counter_rate(major_faults, window->first, window->second);
+  return share_json({{"scope", scope}, {"window_major_faults_per_s", faults ? json(*faults) : json(nullptr)}}, stalls,
+                    window);
 }
 
 }  // namespace
@@ -97,8 +125,11 @@ struct Monitor::State {
   Stat rss_mb, cpu_percent;
   double rss_peak_mb = 0.0;
   std::vector<int> cpus;                   // the run's CPUs
-  std::optional<ForeignCpuShare> foreign;  // nullopt when /proc/stat cannot be read
-  double start = 0.0, prev_t = 0.0;        // clock seconds
+  std::optional<TimeShare> foreign;        // others' share of the CPUs; nullopt when /proc/stat cannot be read
+  std::optional<PressureSource> pressure;  // memory stalls; nullopt without PSI
+  TimeShare memory_stall;
+  std::vector<std::pair<double, double>> major_faults;  // (clock, the run's major faults)
+  double start = 0.0, prev_t = 0.0;                     // clock seconds
   int samples = 0;
   std::vector<std::string> notes;
 };
@@ -131,10 +162,12 @@ void Monitor::start() {
   if (s.cpus.empty()) {
     s.notes.push_back("foreign cpu: this process's CPU affinity cannot be read");
   } else if (read_cpus_busy_s(opt_.proc_stat, s.cpus, why)) {
-    s.foreign.emplace(static_cast<int>(s.cpus.size()));
+    s.foreign.emplace(static_cast<double>(s.cpus.size()));
   } else {
     s.notes.push_back("foreign cpu: " + why);
   }
+  s.pressure = find_memory_pressure(opt_.proc_dir, opt_.cgroup_root, opt_.memory_pressure, why);
+  if (!s.pressure) s.notes.push_back("memory stall: " + why);
   if (!opt_.clock) opt_.clock = &steady_clock();
   s.start = opt_.clock->now();
   take_sample();
@@ -162,10 +195,13 @@ void Monitor::take_sample() {
     s.rss_peak_mb = std::max({s.rss_peak_mb, p->rss_peak_mb, p->rss_mb});
     if (s.proc_prev && dt > 0) s.cpu_percent.add(100.0 * (p->cpu_time_s - s.proc_prev->cpu_time_s) / dt, dt);
     s.proc_prev = p;
+    s.major_faults.emplace_back(now, p->major_faults);
     std::string why;
     if (s.foreign)
-      if (auto busy = read_cpus_busy_s(opt_.proc_stat, s.cpus, why)) s.foreign->add(now, *busy, p->cpu_time_s);
+      if (auto busy = read_cpus_busy_s(opt_.proc_stat, s.cpus, why)) s.foreign->add_count(now, *busy - p->cpu_time_s);
   }
+  if (s.pressure)
+    if (auto stalled = read_memory_stall_s(s.pressure->path)) s.memory_stall.add_count(now, *stalled);
   double step_j = 0.0;
   bool rapl_ok = !s.rapl.empty();
   for (std::size_t i = 0; i < s.rapl.size(); ++i) {
@@ -195,7 +231,13 @@ void Monitor::take_sample() {
       if (!g.energy_first) g.energy_first = x.energy_j;
       g.energy_last = x.energy_j;
     }
-    if (x.throttle_reasons) g.throttle_mask |= *x.throttle_reasons;
+    if (x.throttle_reasons) {
+      const uint64_t slowed = *x.throttle_reasons & kNvmlSlowdownReasons;
+      g.throttle_mask |= *x.throttle_reasons;
+      g.slowdown_mask |= slowed;
+      if (g.throttle_prev_t) g.slowdown.add_interval(*g.throttle_prev_t, now, slowed ? 1.0 : 0.0);
+      g.throttle_prev_t = now;
+    }
     if (x.compute_processes) g.processes.emplace_back(now, *x.compute_processes);
   }
   s.prev_t = now;
@@ -229,15 +271,19 @@ json Monitor::stop(std::optional<std::pair<double, double>> window) {
     else if (g.power.n > 0)
       e = g.power_integral_j;
     if (e) gpu_energy = gpu_energy.value_or(0.0) + *e;
-    gpu_monitor[g.id] = {{"name", g.name},
-                         {"load", g.load.to_json()},
-                         {"memory", g.memory.to_json()},
-                         {"temperature", g.temperature.to_json()},
-                         {"power_w", g.power.to_json()},
-                         {"sm_clock_mhz", g.clock.to_json()},
-                         {"energy_j", e ? json(*e) : json(nullptr)},
-                         {"throttle_reasons", throttle_reason_names(g.throttle_mask)},
-                         {"compute_processes", processes_json(g.processes, window)}};
+    gpu_monitor[g.id] = {
+        {"name", g.name},
+        {"load", g.load.to_json()},
+        {"memory", g.memory.to_json()},
+        {"temperature", g.temperature.to_json()},
+        {"power_w", g.power.to_json()},
+        {"sm_clock_mhz", g.clock.to_json()},
+        {"energy_j", e ? json(*e) : json(nullptr)},
+        {"throttle_reasons", throttle_reason_names(g.throttle_mask)},
+        {"compute_processes", processes_json(g.processes, window)},
+        {"slowdown", g.throttle_prev_t
+                         ? share_json({{"reasons", throttle_reason_names(g.slowdown_mask)}}, g.slowdown, window)
+                         : json(nullptr)}};
   }
   std::optional<double> cpu_energy;
   json cpu_domains = nullptr;
@@ -264,7 +310,11 @@ json Monitor::stop(std::optional<std::pair<double, double>> window) {
       {"gpu_energy_j", opt(gpu_energy)},
       {"energy_j", opt(total)},
       {"power_measured", total.has_value()},
-      {"foreign_cpu", foreign_cpu_json(s.foreign, s.cpus, window)},
+      {"foreign_cpu",
+       s.foreign ? share_json({{"cpus", s.cpus.size()}, {"usable_cpus", usable_cpu_count()}}, *s.foreign, window)
+                 : json(nullptr)},
+      {"memory_stall",
+       s.pressure ? memory_stall_json(s.pressure->scope, s.memory_stall, s.major_faults, window) : json(nullptr)},
       {"notes", s.notes}};
   return {{"gpu_monitor", gpu_monitor}, {"monitor", monitor}};
 }

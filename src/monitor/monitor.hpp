@@ -1,8 +1,10 @@
 // The telemetry thread of one run: samples once per interval, from start()
 // to stop(), the visible GPUs (NVML: load, memory, temperature, power,
-// energy, SM clock, throttle reasons), this process (resident memory, CPU
-// utilisation), the CPU packages' energy (RAPL) where readable, and the share
-// of this run's CPUs that other processes used (monitor/cpu_share.hpp).
+// energy, SM clock, throttle reasons, the time slowed down for heat or a
+// power brake), this process (resident memory, CPU utilisation), the CPU
+// packages' energy (RAPL) where readable, the share of this run's CPUs that
+// other processes used (monitor/cpu_share.hpp) and the time the run stalled on
+// memory (monitor/memory_pressure.hpp).
 #pragma once
 #include <condition_variable>
 #include <memory>
@@ -21,15 +23,17 @@ namespace milabench {
 class Nvml;
 
 struct MonitorOptions {
-  double interval_s = 1.0;                            // seconds between samples
-  std::vector<std::string> gpu_ids;                   // CUDA_VISIBLE_DEVICES entries to watch
-  bool gpu_ids_from_env = true;                       // ignore gpu_ids; use visible GPUs (env/NVML)
-  std::string proc_dir = "/proc/self";                // process to watch
-  std::string powercap_root = "/sys/class/powercap";  // RAPL
-  std::string proc_stat = "/proc/stat";               // per-CPU busy time
-  std::vector<int> cpus;                              // the run's CPUs; empty = this process's affinity
-  Nvml* nvml = nullptr;                               // nullptr = Nvml::instance()
-  Clock* clock = nullptr;                             // paces the samples; nullptr = steady_clock()
+  double interval_s = 1.0;                                // seconds between samples
+  std::vector<std::string> gpu_ids;                       // CUDA_VISIBLE_DEVICES entries to watch
+  bool gpu_ids_from_env = true;                           // ignore gpu_ids; use visible GPUs (env/NVML)
+  std::string proc_dir = "/proc/self";                    // process to watch
+  std::string powercap_root = "/sys/class/powercap";      // RAPL
+  std::string proc_stat = "/proc/stat";                   // per-CPU busy time
+  std::string cgroup_root = "/sys/fs/cgroup";             // the run's cgroup v2 memory.pressure, where it has one
+  std::string memory_pressure = "/proc/pressure/memory";  // else the system's
+  std::vector<int> cpus;                                  // the run's CPUs; empty = this process's affinity
+  Nvml* nvml = nullptr;                                   // nullptr = Nvml::instance()
+  Clock* clock = nullptr;                                 // paces the samples; nullptr = steady_clock()
 };
 
 class Monitor {
@@ -43,15 +47,17 @@ class Monitor {
   // Takes a last sample, joins the thread and returns
   //   {"gpu_monitor": {"<id>": {"load", "memory", "temperature", "power_w",
   //                             "sm_clock_mhz": {min, mean, max}, "energy_j",
-  //                             "throttle_reasons": [...], "name"}},
+  //                             "throttle_reasons": [...], "compute_processes",
+  //                             "slowdown": {...} | null, "name"}},
   //    "monitor": {"interval_s", "samples", "duration_s", "process": {...},
   //                "cpu_energy": {...} | null, "gpu_energy_j", "cpu_energy_j",
   //                "energy_j", "power_measured", "foreign_cpu": {...} | null,
-  //                "notes": [...]}}
+  //                "memory_stall": {...} | null, "notes": [...]}}
   // (schema and units: docs/result-format.md). `window` is the summary
   // window's [start, end] on the monitor's clock (the rate meter's slices):
-  // foreign_cpu.window_share is the share other processes used within it
-  // (null without a window). Safe to call once after start.
+  // the window_share of foreign_cpu, memory_stall and each GPU's slowdown is
+  // the share of it lost that way (null without a window). Safe to call once
+  // after start.
   nlohmann::json stop(std::optional<std::pair<double, double>> window = std::nullopt);
 
   int samples() const;

@@ -20,7 +20,7 @@ std::vector<std::string> inventory_names(const nlohmann::json& entry, const std:
 
 // "[less work: reduced_decode] [stand-in: pong_like_game] [contended: 1
 // run(s)]", "" when the test ran the original's work on devices of its own
-// (contended: results/result_record.hpp kContendedCpuShare).
+// (contended: results/result_record.hpp kContendedShare).
 std::string row_marks(const ReportRow& r);
 
 // With compare: why the ratio compares different work, e.g. "stand-in on

@@ -18,6 +18,34 @@ std::string joined(const std::vector<std::string>& words) {
   return out.empty() ? "(no arguments)" : out;
 }
 
+// What a test's contended runs lost (its summary's "contended_runs"): the
+// largest reading over its runs of each kind that is over its threshold.
+std::string contended_runs_text(const json& runs) {
+  auto reading = [](const json& c, const char* key) {
+    const json v = c.is_object() ? c.value(key, json()) : json();
+    return v.is_number() ? v.get<double>() : 0.0;
+  };
+  auto most = [&](const char* key, const char* only_with = nullptr) {  // `only_with`: its runs' stalls were theirs
+    double m = 0;
+    for (const auto& [file, c] : runs.items())
+      if (!only_with || reading(c, only_with) >= kContendedMajorFaultsPerS) m = std::max(m, reading(c, key));
+    return m;
+  };
+  std::vector<std::string> what;
+  auto share = [&](double m, const char* text) {
+    if (m > kContendedShare) what.push_back(fmt::format(fmt::runtime(text), m * 100));
+  };
+  share(most("cpu_share"), "other processes used up to {:.0f}% of their CPUs' time");
+  share(most("memory_stall_share", "major_faults_per_s"),
+        "they read pages back from disk while memory stalls took up to {:.0f}% of the time");
+  share(most("gpu_slowdown_share"), "a GPU of theirs ran slowed down (heat or power brake) up to {:.0f}% of the time");
+  if (const double n = most("other_gpu_processes"); n > 0)
+    what.push_back(fmt::format("up to {:.0f} other process(es) held a GPU of theirs", n));
+  std::string out;
+  for (const auto& w : what) out += (out.empty() ? "" : "; ") + w;
+  return out;
+}
+
 }  // namespace
 
 void SummaryFlags::add(const ResultRecord& r, const std::string& label, std::vector<std::string>& warnings) {
@@ -37,9 +65,7 @@ void SummaryFlags::add(const ResultRecord& r, const std::string& label, std::vec
 
 void SummaryFlags::add_contended(const ResultRecord& r, const std::string& label, std::vector<std::string>& warnings) {
   if (!r.contended()) return;
-  auto value = [](const auto& v) { return v ? json(*v) : json(nullptr); };
-  contended_[label] = {{"cpu_share", value(r.foreign_cpu_share)},
-                       {"other_gpu_processes", value(r.other_gpu_processes)}};
+  contended_[label] = contention_readings(r);
   warnings.push_back(terminal_safe(fmt::format(
       "warning: {}: {}; it is counted, but its rate may understate this machine: run it again on devices nothing "
       "else uses",
@@ -78,24 +104,11 @@ std::vector<std::string> summary_flag_lines(const json& summary) {
           "SKIPPED INPUTS: {} skipped {:g} unreadable input(s) over its runs (a run past {:g}% counts as failed, "
           "bad_data); its perf counts only what was read",
           name, e["images_skipped"].get<double>(), kMaxSkippedInputShare * 100));
-    if (e.contains("contended_runs") && e["contended_runs"].is_object() && !e["contended_runs"].empty()) {
-      double cpu = 0;
-      int gpu = 0;
-      for (const auto& [file, c] : e["contended_runs"].items()) {
-        if (!c.is_object()) continue;
-        if (const json v = c.value("cpu_share", json()); v.is_number()) cpu = std::max(cpu, v.get<double>());
-        if (const json v = c.value("other_gpu_processes", json()); v.is_number_integer())
-          gpu = std::max(gpu, v.get<int>());
-      }
-      std::string what;
-      if (cpu > 0) what = fmt::format("other processes used up to {:.0f}% of their CPUs' time", cpu * 100);
-      if (gpu > 0)
-        what += fmt::format("{}up to {} other process(es) held a GPU of theirs", what.empty() ? "" : "; ", gpu);
+    if (e.contains("contended_runs") && e["contended_runs"].is_object() && !e["contended_runs"].empty())
       lines.push_back(fmt::format(
-          "CONTENDED: {} has {} run(s) that shared their devices during the summary window ({}): their rates may "
-          "understate this machine",
-          name, e["contended_runs"].size(), what));
-    }
+          "CONTENDED: {} has {} run(s) that did not have their devices to themselves during the summary window "
+          "({}): their rates may understate this machine",
+          name, e["contended_runs"].size(), contended_runs_text(e["contended_runs"])));
     if (e.contains("arguments") && e["arguments"].is_array() && e["arguments"].size() > 1) {
       std::string list;
       for (const auto& s : e["arguments"]) {

@@ -23,16 +23,15 @@ class SummaryFlags {
   // Adds a counted run's skipped inputs (metrics.images_skipped).
   void add_skipped(double images) { skipped_ += images; }
 
-  // Adds a successful run that shared its devices (ResultRecord::contended):
-  // one warning line naming it and what it shared.
+  // Adds a successful run that did not have its devices to itself
+  // (ResultRecord::contended): one warning line naming it and what it lost.
   void add_contended(const ResultRecord& r, const std::string& label, std::vector<std::string>& warnings);
 
   // Adds to the summary entry "images_skipped" (the sum over its runs, when
   // any) and "arguments": the distinct argument lists of
   // its results (normalised number words), and when there are any,
   // "duplicate_runs": one "FILE repeats FILE" string per extra result, and
-  // "contended_runs": {"FILE": {cpu_share, other_gpu_processes}} per run
-  // that shared its devices.
+  // "contended_runs": {"FILE": contention_readings} per contended run.
   // One warning line when the test holds more than one argument list.
   void write(const std::string& test, nlohmann::json& entry, std::vector<std::string>& warnings) const;
 

@@ -43,6 +43,16 @@ std::optional<std::string> env_value(const json& env, const char* key) {
   return std::nullopt;
 }
 
+// A time share's "window_share" (monitor/time_share.hpp) when it is a share:
+// nullopt when absent, not a number, or outside 0..1.
+std::optional<double> window_share(const json& share) {
+  const json v = share.is_object() ? share.value("window_share", json()) : json();
+  if (!v.is_number()) return std::nullopt;
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < 0 || x > 1) return std::nullopt;
+  return x;
+}
+
 }  // namespace
 
 std::optional<ResultRecord> parse_result_record(const json& doc, std::string* why) {
@@ -111,7 +121,17 @@ std::optional<ResultRecord> parse_result_record(const json& doc, std::string* wh
   if (auto sk = r.metrics.value("images_skipped", json()); sk.is_number() && sk.get<double>() > 0)
     r.images_skipped = sk.get<double>();
   if (doc.contains("gpu_monitor") && doc["gpu_monitor"].is_object()) r.gpu_monitor = doc["gpu_monitor"];
-  r.foreign_cpu_share = foreign_cpu_window_share(doc.value("monitor", json()));
+  const json monitor = doc.value("monitor", json());
+  r.foreign_cpu_share = foreign_cpu_window_share(monitor);
+  const json stall = monitor.is_object() ? monitor.value("memory_stall", json()) : json();
+  r.memory_stall_share = window_share(stall);
+  if (const json f = stall.is_object() ? stall.value("window_major_faults_per_s", json()) : json();
+      f.is_number() && std::isfinite(f.get<double>()) && f.get<double>() >= 0)
+    r.major_faults_per_s = f.get<double>();
+  if (doc.value("cuda", json(false)) == json(true))
+    for (const auto& [id, g] : r.gpu_monitor.items())
+      if (auto v = window_share(g.is_object() ? g.value("slowdown", json()) : json()))
+        r.gpu_slowdown_share = std::max(r.gpu_slowdown_share.value_or(0.0), *v);
   // A group's ranks can show on each other's GPUs (CUDA IPC, NCCL): a group is checked on its CPUs only.
   if (doc.value("cuda", json(false)) == json(true) && r.world_size <= 1)
     for (const auto& [id, g] : r.gpu_monitor.items()) {
@@ -152,24 +172,47 @@ void write_result_outcome(json& doc, std::optional<FailureKind> failure, const s
 std::optional<double> foreign_cpu_window_share(const json& monitor) {
   if (!monitor.is_object() || !monitor.contains("foreign_cpu")) return std::nullopt;
   const json& f = monitor["foreign_cpu"];
-  if (!f.is_object()) return std::nullopt;
-  const json share = f.value("window_share", json()), cpus = f.value("cpus", json()),
-             usable = f.value("usable_cpus", json());
-  if (!share.is_number() || !cpus.is_number() || !usable.is_number()) return std::nullopt;
-  const double v = share.get<double>();
-  if (!std::isfinite(v) || v < 0 || v > 1 || usable.get<double>() < cpus.get<double>()) return std::nullopt;
+  auto v = window_share(f);
+  if (!v) return std::nullopt;
+  const json cpus = f.value("cpus", json()), usable = f.value("usable_cpus", json());
+  if (!cpus.is_number() || !usable.is_number() || usable.get<double>() < cpus.get<double>()) return std::nullopt;
   return v;
 }
 
-std::string contention_text(const ResultRecord& r) {
-  if (!r.contended()) return "";
-  std::string what;
-  if (r.foreign_cpu_share && *r.foreign_cpu_share > kContendedCpuShare)
-    what = fmt::format("other processes used {:.0f}% of its CPUs", *r.foreign_cpu_share * 100);
+json contention_readings(const ResultRecord& r) {
+  auto value = [](const auto& v) { return v ? json(*v) : json(nullptr); };
+  return {{"cpu_share", value(r.foreign_cpu_share)},
+          {"memory_stall_share", value(r.memory_stall_share)},
+          {"major_faults_per_s", value(r.major_faults_per_s)},
+          {"gpu_slowdown_share", value(r.gpu_slowdown_share)},
+          {"other_gpu_processes", value(r.other_gpu_processes)}};
+}
+
+std::vector<std::string> contention_signs(const ResultRecord& r) {
+  std::vector<std::string> signs;
+  auto over = [](const std::optional<double>& v) { return v && *v > kContendedShare; };
+  if (over(r.foreign_cpu_share))
+    signs.push_back(fmt::format("other processes used {:.0f}% of its CPUs", *r.foreign_cpu_share * 100));
+  if (over(r.memory_stall_share) && r.major_faults_per_s && *r.major_faults_per_s >= kContendedMajorFaultsPerS)
+    signs.push_back(fmt::format("it read {:.0f} pages/s back from disk while memory stalls took {:.0f}% of the time",
+                                *r.major_faults_per_s, *r.memory_stall_share * 100));
+  if (over(r.gpu_slowdown_share))
+    signs.push_back(
+        fmt::format("its GPU ran slowed down (heat or power brake) {:.0f}% of the time", *r.gpu_slowdown_share * 100));
   if (r.other_gpu_processes && *r.other_gpu_processes > 0)
-    what += fmt::format("{}{} other process{} held its GPU", what.empty() ? "" : " and ", *r.other_gpu_processes,
-                        *r.other_gpu_processes == 1 ? "" : "es");
-  return what + " during its summary window";
+    signs.push_back(fmt::format("{} other process{} held its GPU", *r.other_gpu_processes,
+                                *r.other_gpu_processes == 1 ? "" : "es"));
+  return signs;
+}
+
+bool ResultRecord::contended() const { return !contention_signs(*this).empty(); }
+
+std::string contention_text(const ResultRecord& r) {
+  const auto signs = contention_signs(r);
+  std::string what;
+  for (std::size_t i = 0; i < signs.size(); ++i)
+    what += (i == 0 ? "" : i + 1 == signs.size() ? " and " : ", ") + signs[i];
+  return what.empty() ? "" : what + " during its summary window";
 }
 
 double ResultRecord::skipped_share() const {

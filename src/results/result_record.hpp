@@ -27,13 +27,19 @@ nlohmann::json device_ids_json(const std::string& list);
 // run as failed, kind bad_data, since skipping is less work per example.
 constexpr double kMaxSkippedInputShare = 0.01;
 
-// A run that shared its devices during its summary window is flagged as
-// contended by the summary, the report and the jobs line: counted, since it
-// is evidence, but its rate may understate the machine. Shared means other
-// processes used more than this share of its CPUs' time
-// (monitor.foreign_cpu.window_share), or, for a CUDA run, another process
-// held a CUDA context on one of its GPUs (gpu_monitor.*.compute_processes).
-constexpr double kContendedCpuShare = 0.10;
+// A run that did not have its devices' whole capacity during its summary
+// window is flagged as contended by the summary, the report and the jobs
+// line: counted, since it is evidence, but its rate may understate the
+// machine. It lost more than this share of the window to one of: other
+// processes on its CPUs (monitor.foreign_cpu.window_share), stalls on
+// memory (monitor.memory_stall.window_share, when the run itself took at
+// least kContendedMajorFaultsPerS major page faults a second in the window:
+// at the system scope a neighbour's stalls count too), for a CUDA run a GPU slowed
+// down for heat or a power brake (gpu_monitor.*.slowdown.window_share); or,
+// for a one-process CUDA run, another process held a CUDA context on one of
+// its GPUs (gpu_monitor.*.compute_processes). See contention_signs.
+constexpr double kContendedShare = 0.10;
+constexpr double kContendedMajorFaultsPerS = 1.0;
 
 // monitor.foreign_cpu.window_share of a result's "monitor" object when it
 // speaks for the run: nullopt when absent, or when a CPU quota capped the
@@ -75,12 +81,12 @@ struct ResultRecord {
   // a CPU run, a data-parallel group (its ranks can show on each other's
   // GPUs) or when unread.
   std::optional<int> other_gpu_processes;
+  std::optional<double> memory_stall_share;  // monitor.memory_stall.window_share ("full": all its scope's tasks)
+  std::optional<double> major_faults_per_s;  // monitor.memory_stall.window_major_faults_per_s (its own)
+  std::optional<double> gpu_slowdown_share;  // a CUDA run: the largest gpu_monitor.*.slowdown.window_share
 
-  // See kContendedCpuShare.
-  bool contended() const {
-    return (foreign_cpu_share && *foreign_cpu_share > kContendedCpuShare) ||
-           (other_gpu_processes && *other_gpu_processes > 0);
-  }
+  // contention_signs(*this) is not empty.
+  bool contended() const;
 
   // images_skipped / (images_skipped + timings.train.count of the first
   // train entry); 0 when nothing was skipped, 1 when it has no count.
@@ -109,9 +115,18 @@ struct ResultRecord {
 // object, no "name" string, or "arguments" not a list of strings.
 std::optional<ResultRecord> parse_result_record(const nlohmann::json& doc, std::string* why = nullptr);
 
-// "" for a run that had its devices to itself; else what it shared, e.g.
-// "other processes used 34% of its CPUs and 1 other process held its GPU
-// during its summary window".
+// The summary's record of a run's contention readings (contended_runs
+// entries): {"cpu_share", "memory_stall_share", "major_faults_per_s",
+// "gpu_slowdown_share", "other_gpu_processes"}, each null when unread.
+nlohmann::json contention_readings(const ResultRecord& r);
+
+// What a run lost over the thresholds of kContendedShare, one phrase each,
+// e.g. "other processes used 34% of its CPUs", "1 other process held its
+// GPU"; empty for a run that had its devices to itself.
+std::vector<std::string> contention_signs(const ResultRecord& r);
+
+// "" for a run that had its devices to itself; else its signs joined, then
+// " during its summary window".
 std::string contention_text(const ResultRecord& r);
 
 // The writer side of the keys parse_result_record decides on, shared by every

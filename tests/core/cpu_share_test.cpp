@@ -11,6 +11,8 @@
 
 #include "devices/nvml.hpp"
 #include "monitor/monitor.hpp"
+#include "monitor/time_share.hpp"
+#include "monitor_fakes.hpp"
 #include "results/result_record.hpp"
 #include "scratch_dir.hpp"
 #include "sys/cpus.hpp"
@@ -41,11 +43,6 @@ void write_own(const std::string& dir, double cpu_s) {
   put(dir + "/status", "VmHWM:\t1024 kB\nVmRSS:\t1024 kB\n");
 }
 
-bool wait_for_samples(const Monitor& m, int n) {
-  for (int i = 0; i < 60000 && m.samples() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return m.samples() == n;
-}
-
 }  // namespace
 
 TEST(CpuShare, BusySecondsAreSummedOverTheListedCpusOnly) {
@@ -67,13 +64,13 @@ TEST(CpuShare, BusySecondsAreSummedOverTheListedCpusOnly) {
 // [0, 1] (counters sampled a moment apart can cross); a window weighs each
 // interval by its overlap.
 TEST(CpuShare, WindowShareWeighsIntervalsByTheirOverlap) {
-  ForeignCpuShare f(2);
+  TimeShare f(2);  // others' seconds (busy less own) on 2 CPUs
   EXPECT_FALSE(f.range().has_value());
-  f.add(10, 100, 50);
-  f.add(11, 102, 51);    // busy 2 of 2, own 1: others 0.5
-  f.add(12, 103, 52);    // busy 1, own 1: others 0
-  f.add(12, 999, 0);     // not later: ignored
-  f.add(14, 103.5, 53);  // own more than busy: clamped to 0
+  f.add_count(10, 100 - 50);
+  f.add_count(11, 102 - 51);    // busy 2 of 2, own 1: others 0.5
+  f.add_count(12, 103 - 52);    // busy 1, own 1: others 0
+  f.add_count(12, 999 - 0);     // not later: ignored
+  f.add_count(14, 103.5 - 53);  // own more than busy: clamped to 0
   EXPECT_DOUBLE_EQ(f.share_between(10, 11).value(), 0.5);
   EXPECT_DOUBLE_EQ(f.share_between(11, 12).value(), 0.0);
   EXPECT_DOUBLE_EQ(f.share_between(10.5, 11.5).value(), 0.25);
@@ -93,25 +90,21 @@ TEST(CpuShare, MonitorRecordsWhatOtherProcessesUsedInTheWindow) {
   put(dir + "/proc_stat", proc_stat(0, 0));
   write_own(dir, 0);
   FakeClock clock;
-  MonitorOptions o;
-  o.interval_s = 1.0;
-  o.gpu_ids_from_env = false;
-  o.powercap_root = dir + "/none";
+  MonitorOptions o = test::fake_monitor_options(clock);
   o.proc_dir = dir;
   o.proc_stat = dir + "/proc_stat";
   o.cpus = {0, 1};
-  o.clock = &clock;
   Monitor m(o);
   const double t0 = clock.now();
   m.start();
   put(dir + "/proc_stat", proc_stat(1, 1));  // both CPUs busy, the run used one: others took half
   write_own(dir, 1);
   clock.advance(1.0);
-  ASSERT_TRUE(wait_for_samples(m, 2));
+  ASSERT_TRUE(test::wait_for_samples(m, 2));
   put(dir + "/proc_stat", proc_stat(2, 1.5));  // 1.5 s busy, all of it the run's
   write_own(dir, 2.5);
   clock.advance(1.0);
-  ASSERT_TRUE(wait_for_samples(m, 3));
+  ASSERT_TRUE(test::wait_for_samples(m, 3));
   const auto whole = m.stop(std::make_pair(t0 + 1.0, t0 + 2.0));
   const auto f = whole["monitor"]["foreign_cpu"];
   ASSERT_TRUE(f.is_object()) << whole.dump();
@@ -121,11 +114,7 @@ TEST(CpuShare, MonitorRecordsWhatOtherProcessesUsedInTheWindow) {
   EXPECT_NEAR(f["share"]["mean"].get<double>(), 0.25, 1e-9);
 
   o.cpus = {0, 5};  // a CPU the file does not list: no reading, a note instead
-  Monitor n(o);
-  n.start();
-  auto j = n.stop(std::make_pair(t0, t0 + 1))["monitor"];
-  EXPECT_TRUE(j["foreign_cpu"].is_null());
-  EXPECT_NE(j["notes"].dump().find("foreign cpu: "), std::string::npos) << j["notes"];
+  test::expect_unread(o, "foreign_cpu", "foreign cpu: ");
 }
 
 // What the summary counts as contended: the window share when the run had
@@ -171,19 +160,11 @@ TEST(CpuShare, AnotherProcessOnACudaRunsGpuMakesItContended) {
 // one.
 TEST(CpuShare, MonitorCountsTheProcessesOnAGpuInTheWindow) {
   FakeClock clock;
-  MonitorOptions o;
-  o.interval_s = 1.0;
-  o.gpu_ids_from_env = false;
-  o.gpu_ids = {"1", "0"};
-  static Nvml fake(FAKE_NVML_PATH);
-  o.nvml = &fake;
-  o.powercap_root = "/nonexistent";
-  o.clock = &clock;
-  Monitor m(o);
+  Monitor m(test::fake_monitor_options(clock, true));
   const double t0 = clock.now();
   m.start();
   clock.advance(1.0);
-  ASSERT_TRUE(wait_for_samples(m, 2));
+  ASSERT_TRUE(test::wait_for_samples(m, 2));
   auto g = m.stop(std::make_pair(t0 + 0.2, t0 + 0.4))["gpu_monitor"];
   EXPECT_EQ(g["1"]["compute_processes"]["window_max"], 2);
   EXPECT_EQ(g["0"]["compute_processes"]["window_max"], 0);

@@ -237,14 +237,16 @@ TEST(SummaryFlags, RunsThatSharedTheirCpusAreCountedAndFlagged) {
   EXPECT_EQ(summary["s.a"]["failures"], 0);
   ASSERT_EQ(summary["s.a"]["contended_runs"].size(), 1u) << summary.dump();
   EXPECT_EQ(summary["s.a"]["contended_runs"]["s.a.J0.0.20260101-000000-000001.json"],
-            json::parse(R"({"cpu_share": 0.34, "other_gpu_processes": null})"));
+            json::parse(R"({"cpu_share": 0.34, "memory_stall_share": null, "major_faults_per_s": null,
+                            "gpu_slowdown_share": null, "other_gpu_processes": null})"));
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("s.a.J0.0.20260101-000000-000001.json: other processes used 34% of its CPUs"),
             std::string::npos)
       << warnings[0];
   const std::string report = report_text(dir);
-  EXPECT_NE(report.find("CONTENDED: s.a has 1 run(s) that shared their devices during the summary window (other "
-                        "processes used up to 34% of their CPUs' time): their rates may understate this machine"),
+  EXPECT_NE(report.find("CONTENDED: s.a has 1 run(s) that did not have their devices to themselves during the "
+                        "summary window (other processes used up to 34% of their CPUs' time): their rates may "
+                        "understate this machine"),
             std::string::npos)
       << report;
   EXPECT_NE(report.find("[contended: 1 run(s)]"), std::string::npos) << report;  // beside the test's numbers

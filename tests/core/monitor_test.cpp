@@ -15,6 +15,7 @@
 #include "devices/gpu_ids.hpp"
 #include "devices/nvml.hpp"
 #include "monitor/host_sensors.hpp"
+#include "monitor_fakes.hpp"
 #include "scratch_dir.hpp"
 #include "sys/fake_clock.hpp"
 
@@ -36,16 +37,8 @@ void write_proc(const std::string& dir, double cpu_s, int rss_mb, int peak_mb) {
                            std::to_string(rss_mb * 1024) + " kB\n");
 }
 
-// Waits until the monitor has taken `n` samples (60 s cap, reached only by a broken test).
-bool wait_for_samples(const Monitor& m, int n) {
-  for (int i = 0; i < 60000 && m.samples() < n; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  return m.samples() == n;
-}
-
-Nvml& fake_nvml() {
-  static Nvml n(FAKE_NVML_PATH);
-  return n;
-}
+using test::fake_nvml;
+using test::wait_for_samples;
 
 }  // namespace
 

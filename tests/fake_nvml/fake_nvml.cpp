@@ -1,7 +1,9 @@
 // A stand-in libnvidia-ml for tests: two GPUs with fixed, known readings, so
 // the dlopen binding and the monitor's GPU path run for real on machines
 // without NVIDIA hardware. Energy grows by 1.5 J per query of GPU 1. GPU 1
-// holds 2 processes with a CUDA context, GPU 0 none.
+// holds 2 processes with a CUDA context, GPU 0 none. GPU 1 slows down for
+// heat while FAKE_NVML_SLOWDOWN=1.
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -16,9 +18,18 @@ bool inited = false;
 }  // namespace
 
 extern "C" {
-int nvmlInit_v2() { inited = true; return 0; }
-int nvmlShutdown() { inited = false; return 0; }
-int nvmlDeviceGetCount_v2(unsigned* n) { *n = 2; return inited ? 0 : 1; }
+int nvmlInit_v2() {
+  inited = true;
+  return 0;
+}
+int nvmlShutdown() {
+  inited = false;
+  return 0;
+}
+int nvmlDeviceGetCount_v2(unsigned* n) {
+  *n = 2;
+  return inited ? 0 : 1;
+}
 int nvmlDeviceGetHandleByIndex_v2(unsigned i, void** d) {
   if (!inited || i > 1) return 2;
   *d = &gpus[i];
@@ -54,7 +65,10 @@ int nvmlDeviceGetTemperature(void* d, int sensor, unsigned* t) {
   *t = idx(d) ? 61 : 40;
   return 0;
 }
-int nvmlDeviceGetPowerUsage(void* d, unsigned* mw) { *mw = idx(d) ? 250000 : 50000; return 0; }
+int nvmlDeviceGetPowerUsage(void* d, unsigned* mw) {
+  *mw = idx(d) ? 250000 : 50000;
+  return 0;
+}
 int nvmlDeviceGetTotalEnergyConsumption(void* d, unsigned long long* mj) {
   *mj = energy_mj[idx(d)];
   energy_mj[idx(d)] += 1500;
@@ -65,8 +79,11 @@ int nvmlDeviceGetClockInfo(void* d, int type, unsigned* mhz) {
   *mhz = idx(d) ? 1980 : 1410;
   return 0;
 }
+// sw_power_cap / gpu_idle; with FAKE_NVML_SLOWDOWN=1 in the environment at
+// the query, GPU 1 also reports hw_thermal_slowdown.
 int nvmlDeviceGetCurrentClocksThrottleReasons(void* d, unsigned long long* r) {
-  *r = idx(d) ? 0x4 : 0x1;  // sw_power_cap / gpu_idle
+  const char* slow = std::getenv("FAKE_NVML_SLOWDOWN");
+  *r = idx(d) ? 0x4 | (slow && slow[0] == '1' ? 0x40 : 0) : 0x1;
   return 0;
 }
 // The count-only call: room for *n = 0 records in; NVML_ERROR_INSUFFICIENT_SIZE

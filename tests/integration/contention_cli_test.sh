@@ -29,5 +29,5 @@ python3 -c "import json; e = json.load(open('$work/summary.json'))['s.toy']; c =
   || fail "summary has no contended_runs"
 grep -q "other processes used" "$work/summary.err" || fail "summary did not warn"
 "$MILARUN" report "$work/res" > "$work/report.txt" 2> /dev/null || fail "report"
-grep -q "CONTENDED: s.toy has 1 run(s) that shared their devices" "$work/report.txt" || { cat "$work/report.txt"; fail "report: no CONTENDED line"; }
+grep -q "CONTENDED: s.toy has 1 run(s) that did not have their devices to themselves" "$work/report.txt" || { cat "$work/report.txt"; fail "report: no CONTENDED line"; }
 echo "contention_cli_test: passed ($(python3 -c "import glob,json; print(round(json.load(open(glob.glob('$work/res/*.json')[0]))['monitor']['foreign_cpu']['window_share'], 2))") of the CPU to the busy loop)"

@@ -25,6 +25,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -145,5 +146,43 @@ void train_language_model(Session& s, Model& model, TokenLoader& loader, AdamWTr
 // AdamW kernel AdamWTrainer uses there: adamw_step.hpp) and "config" (its
 // shape, as given).
 void record_transformer_setup(Session& s, bool cuda, const nlohmann::json& config);
+
+// What a language-model workload (gpt2, llama) gives run_language_model.
+struct LanguageModelRun {
+  std::string workload;     // "gpt2": its name in errors and the rank setup
+  std::string dataset;      // --dataset
+  int64_t vocab = 0;        // real vocabulary (V): the loader's token check, the canary's ln(V)
+  int64_t batch = 0;        // B sequences a step
+  int64_t seq = 0;          // T tokens a sequence
+  nlohmann::json config;    // its shape for record_transformer_setup ("batch_size" is added)
+  std::string mfu_formula;  // how flops_per_token counts (MeasuredSteps::mfu_formula)
+};
+
+// The whole run of a language model: checks B, sets up the ranks and the
+// token loader, builds Model(cfg) on the rank's device, records the setup,
+// then trains through train_language_model with AdamW, counting B x T tokens
+// a step and flops_per_token(cfg, parameters) FLOPs a token. Throws
+// std::invalid_argument ("WORKLOAD: --batch-size must be >= 1") for B < 1.
+template <class Model, class Config>
+void run_language_model(Session& s, const TrainingOptions& t, const LanguageModelRun& r, const Config& cfg,
+                        double (*flops_per_token)(const Config&, int64_t)) {
+  if (r.batch < 1) throw std::invalid_argument(r.workload + ": --batch-size must be >= 1");
+  DataParallelRun ranks(s, t.ranks, r.workload);
+  TokenLoader loader = open_token_loader(s, r.workload, r.dataset, r.vocab, r.batch, r.seq, ranks);
+  const bool cuda = ranks.device().is_cuda();
+  Model model(cfg);
+  model->to(ranks.device());
+  s.set_model(*model);
+  nlohmann::json config = r.config;
+  config["batch_size"] = r.batch;
+  record_transformer_setup(s, cuda, config);
+  MeasuredSteps m = t.measured(r.vocab, r.batch * r.seq);
+  ranks.attach(model->parameters(), m.units_per_step);
+  m.ranks = &ranks;
+  AdamWTrainer trainer(*model, t.h, cuda, &ranks);
+  m.flops_per_unit = flops_per_token(cfg, count_parameters(*model));
+  m.mfu_formula = r.mfu_formula;
+  train_language_model(s, model, loader, trainer, m);
+}
 
 }  // namespace milabench

@@ -45,31 +45,21 @@ class Gpt2Workload : public Workload {
 
   void run(Session& s) override {
     if (std::string why = cfg_.problem(); !why.empty()) throw std::invalid_argument("gpt2: " + why);
-    if (batch_ < 1) throw std::invalid_argument("gpt2: --batch-size must be >= 1");
-    DataParallelRun ranks(s, t_.ranks, "gpt2");
-    TokenLoader loader = open_token_loader(s, "gpt2", dataset_, cfg_.vocab_size, batch_, cfg_.block_size, ranks);
-    const bool cuda = ranks.device().is_cuda();
-    Gpt2 model(cfg_);
-    model->to(ranks.device());
-    s.set_model(*model);
-    record_transformer_setup(s, cuda,
-                             {{"n_layer", cfg_.n_layer},
-                              {"n_embd", cfg_.n_embd},
-                              {"n_head", cfg_.n_head},
-                              {"seq_len", cfg_.block_size},
-                              {"vocab_size", cfg_.vocab_size},
-                              {"padded_vocab_size", cfg_.padded_vocab_size},
-                              {"batch_size", batch_}});
-
-    MeasuredSteps m = t_.measured(cfg_.vocab_size, batch_ * cfg_.block_size);
-    ranks.attach(model->parameters(), m.units_per_step);
-    m.ranks = &ranks;
-    AdamWTrainer trainer(*model, t_.h, cuda, &ranks);
-    m.flops_per_unit = gpt2_flops_per_token(cfg_, count_parameters(*model));
-    m.mfu_formula =
-        "llm.c 6N + 6LCT per token (N = all parameters), tokens/s of the steps after the warm-up, over the dense "
-        "bf16 peak";
-    train_language_model(s, model, loader, trainer, m);
+    run_language_model<Gpt2>(s, t_,
+                             {"gpt2",
+                              dataset_,
+                              cfg_.vocab_size,
+                              batch_,
+                              cfg_.block_size,
+                              {{"n_layer", cfg_.n_layer},
+                               {"n_embd", cfg_.n_embd},
+                               {"n_head", cfg_.n_head},
+                               {"seq_len", cfg_.block_size},
+                               {"vocab_size", cfg_.vocab_size},
+                               {"padded_vocab_size", cfg_.padded_vocab_size}},
+                              "llm.c 6N + 6LCT per token (N = all parameters), tokens/s of the steps after the "
+                              "warm-up, over the dense bf16 peak"},
+                             cfg_, gpt2_flops_per_token);
   }
 
  private:

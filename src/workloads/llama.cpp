@@ -47,34 +47,24 @@ class LlamaWorkload : public Workload {
 
   void run(Session& s) override {
     if (std::string why = cfg_.problem(); !why.empty()) throw std::invalid_argument("llama: " + why);
-    if (batch_ < 1) throw std::invalid_argument("llama: --batch-size must be >= 1");
-    DataParallelRun ranks(s, t_.ranks, "llama");
-    TokenLoader loader = open_token_loader(s, "llama", dataset_, cfg_.vocab_size, batch_, cfg_.block_size, ranks);
-    const bool cuda = ranks.device().is_cuda();
-    Llama model(cfg_);
-    model->to(ranks.device());
-    s.set_model(*model);
-    record_transformer_setup(s, cuda,
-                             {{"n_layer", cfg_.n_layer},
-                              {"n_embd", cfg_.n_embd},
-                              {"n_head", cfg_.n_head},
-                              {"n_kv_head", cfg_.n_kv_head},
-                              {"ffn_hidden", cfg_.ffn_hidden},
-                              {"seq_len", cfg_.block_size},
-                              {"vocab_size", cfg_.vocab_size},
-                              {"rope_theta", cfg_.rope_theta},
-                              {"rope_scaling", "none"},
-                              {"batch_size", batch_}});
-
-    MeasuredSteps m = t_.measured(cfg_.vocab_size, batch_ * cfg_.block_size);
-    ranks.attach(model->parameters(), m.units_per_step);
-    m.ranks = &ranks;
-    AdamWTrainer trainer(*model, t_.h, cuda, &ranks);
-    m.flops_per_unit = llama_flops_per_token(cfg_, count_parameters(*model));
-    m.mfu_formula =
-        "6N + 6LCT per token as llm.c (N = all parameters, tied head once), tokens/s of the steps after the "
-        "warm-up, over the dense bf16 peak";
-    train_language_model(s, model, loader, trainer, m);
+    run_language_model<Llama>(s, t_,
+                              {"llama",
+                               dataset_,
+                               cfg_.vocab_size,
+                               batch_,
+                               cfg_.block_size,
+                               {{"n_layer", cfg_.n_layer},
+                                {"n_embd", cfg_.n_embd},
+                                {"n_head", cfg_.n_head},
+                                {"n_kv_head", cfg_.n_kv_head},
+                                {"ffn_hidden", cfg_.ffn_hidden},
+                                {"seq_len", cfg_.block_size},
+                                {"vocab_size", cfg_.vocab_size},
+                                {"rope_theta", cfg_.rope_theta},
+                                {"rope_scaling", "none"}},
+                               "6N + 6LCT per token as llm.c (N = all parameters, tied head once), tokens/s of the "
+                               "steps after the warm-up, over the dense bf16 peak"},
+                              cfg_, llama_flops_per_token);
   }
 
  private:

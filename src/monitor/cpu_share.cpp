@@ -38,4 +38,20 @@ std::optional<double> read_cpus_busy_s(const std::string& stat_path, const std::
   return total / ticks_per_s;
 }
 
+std::optional<double> read_cpus_throttled_s(const std::string& cpu_root, const std::vector<int>& cpus,
+                                            std::string& why) {
+  double total_ms = 0;
+  for (int c : cpus) {
+    const std::string path = cpu_root + "/cpu" + std::to_string(c) + "/thermal_throttle/core_throttle_total_time_ms";
+    std::ifstream in(path);
+    double ms = -1;
+    if (!(in >> ms) || ms < 0) {
+      why = "no " + path + " (the counter is Intel's, Linux 5.18+; absent on AMD and most VMs)";
+      return std::nullopt;
+    }
+    total_ms += ms;
+  }
+  return total_ms / 1000.0;
+}
+
 }  // namespace milabench

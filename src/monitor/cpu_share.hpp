@@ -17,4 +17,12 @@ namespace milabench {
 // with `why` when the file cannot be read or lacks a line for one of `cpus`.
 std::optional<double> read_cpus_busy_s(const std::string& stat_path, const std::vector<int>& cpus, std::string& why);
 
+// Seconds `cpus` spent throttled for heat, summed over them: each one's
+// `cpu_root`/cpuN/thermal_throttle/core_throttle_total_time_ms (x86 thermal
+// interrupts; Linux 5.18+; Intel; hyperthread siblings read their core's).
+// nullopt with `why` when one of them has no such counter (AMD, a VM, an
+// older kernel).
+std::optional<double> read_cpus_throttled_s(const std::string& cpu_root, const std::vector<int>& cpus,
+                                            std::string& why);
+
 }  // namespace milabench

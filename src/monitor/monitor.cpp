@@ -126,6 +126,7 @@ struct Monitor::State {
   double rss_peak_mb = 0.0;
   std::vector<int> cpus;                   // the run's CPUs
   std::optional<TimeShare> foreign;        // others' share of the CPUs; nullopt when /proc/stat cannot be read
+  std::optional<TimeShare> cpu_throttle;   // the CPUs' time throttled for heat; nullopt without the counters
   std::optional<PressureSource> pressure;  // memory stalls; nullopt without PSI
   TimeShare memory_stall;
   std::vector<std::pair<double, double>> major_faults;  // (clock, the run's major faults)
@@ -166,6 +167,12 @@ void Monitor::start() {
   } else {
     s.notes.push_back("foreign cpu: " + why);
   }
+  if (!s.cpus.empty()) {
+    if (read_cpus_throttled_s(opt_.cpu_root, s.cpus, why))
+      s.cpu_throttle.emplace(static_cast<double>(s.cpus.size()));
+    else
+      s.notes.push_back("cpu throttle: " + why);
+  }
   s.pressure = find_memory_pressure(opt_.proc_dir, opt_.cgroup_root, opt_.memory_pressure, why);
   if (!s.pressure) s.notes.push_back("memory stall: " + why);
   if (!opt_.clock) opt_.clock = &steady_clock();
@@ -200,6 +207,9 @@ void Monitor::take_sample() {
     if (s.foreign)
       if (auto busy = read_cpus_busy_s(opt_.proc_stat, s.cpus, why)) s.foreign->add_count(now, *busy - p->cpu_time_s);
   }
+  std::string why;
+  if (s.cpu_throttle)
+    if (auto t = read_cpus_throttled_s(opt_.cpu_root, s.cpus, why)) s.cpu_throttle->add_count(now, *t);
   if (s.pressure)
     if (auto stalled = read_memory_stall_s(s.pressure->path)) s.memory_stall.add_count(now, *stalled);
   double step_j = 0.0;
@@ -313,6 +323,7 @@ json Monitor::stop(std::optional<std::pair<double, double>> window) {
       {"foreign_cpu",
        s.foreign ? share_json({{"cpus", s.cpus.size()}, {"usable_cpus", usable_cpu_count()}}, *s.foreign, window)
                  : json(nullptr)},
+      {"cpu_throttle", s.cpu_throttle ? share_json(json::object(), *s.cpu_throttle, window) : json(nullptr)},
       {"memory_stall",
        s.pressure ? memory_stall_json(s.pressure->scope, s.memory_stall, s.major_faults, window) : json(nullptr)},
       {"notes", s.notes}};

@@ -3,8 +3,9 @@
 // energy, SM clock, throttle reasons, the time slowed down for heat or a
 // power brake), this process (resident memory, CPU utilisation), the CPU
 // packages' energy (RAPL) where readable, the share of this run's CPUs that
-// other processes used (monitor/cpu_share.hpp) and the time the run stalled on
-// memory (monitor/memory_pressure.hpp).
+// other processes used and the time they ran throttled for heat
+// (monitor/cpu_share.hpp), and the time the run stalled on memory
+// (monitor/memory_pressure.hpp).
 #pragma once
 #include <condition_variable>
 #include <memory>
@@ -29,6 +30,7 @@ struct MonitorOptions {
   std::string proc_dir = "/proc/self";                    // process to watch
   std::string powercap_root = "/sys/class/powercap";      // RAPL
   std::string proc_stat = "/proc/stat";                   // per-CPU busy time
+  std::string cpu_root = "/sys/devices/system/cpu";       // per-CPU thermal-throttle time
   std::string cgroup_root = "/sys/fs/cgroup";             // the run's cgroup v2 memory.pressure, where it has one
   std::string memory_pressure = "/proc/pressure/memory";  // else the system's
   std::vector<int> cpus;                                  // the run's CPUs; empty = this process's affinity
@@ -52,12 +54,13 @@ class Monitor {
   //    "monitor": {"interval_s", "samples", "duration_s", "process": {...},
   //                "cpu_energy": {...} | null, "gpu_energy_j", "cpu_energy_j",
   //                "energy_j", "power_measured", "foreign_cpu": {...} | null,
-  //                "memory_stall": {...} | null, "notes": [...]}}
+  //                "memory_stall": {...} | null, "cpu_throttle": {...} | null,
+  //                "notes": [...]}}
   // (schema and units: docs/result-format.md). `window` is the summary
   // window's [start, end] on the monitor's clock (the rate meter's slices):
-  // the window_share of foreign_cpu, memory_stall and each GPU's slowdown is
-  // the share of it lost that way (null without a window). Safe to call once
-  // after start.
+  // the window_share of foreign_cpu, memory_stall, cpu_throttle and each
+  // GPU's slowdown is the share of it lost that way (null without a
+  // window). Safe to call once after start.
   nlohmann::json stop(std::optional<std::pair<double, double>> window = std::nullopt);
 
   int samples() const;

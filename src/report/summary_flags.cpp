@@ -38,6 +38,7 @@ std::string contended_runs_text(const json& runs) {
   share(most("cpu_share"), "other processes used up to {:.0f}% of their CPUs' time");
   share(most("memory_stall_share", "major_faults_per_s"),
         "they read pages back from disk while memory stalls took up to {:.0f}% of the time");
+  share(most("cpu_throttle_share"), "their CPUs ran throttled for heat up to {:.0f}% of the time");
   share(most("gpu_slowdown_share"), "a GPU of theirs ran slowed down (heat or power brake) up to {:.0f}% of the time");
   if (const double n = most("other_gpu_processes"); n > 0)
     what.push_back(fmt::format("up to {:.0f} other process(es) held a GPU of theirs", n));

@@ -34,7 +34,8 @@ constexpr double kMaxSkippedInputShare = 0.01;
 // processes on its CPUs (monitor.foreign_cpu.window_share), stalls on
 // memory (monitor.memory_stall.window_share, when the run itself took at
 // least kContendedMajorFaultsPerS major page faults a second in the window:
-// at the system scope a neighbour's stalls count too), for a CUDA run a GPU slowed
+// at the system scope a neighbour's stalls count too), its CPUs throttled
+// for heat (monitor.cpu_throttle.window_share), for a CUDA run a GPU slowed
 // down for heat or a power brake (gpu_monitor.*.slowdown.window_share); or,
 // for a one-process CUDA run, another process held a CUDA context on one of
 // its GPUs (gpu_monitor.*.compute_processes). See contention_signs.
@@ -83,6 +84,7 @@ struct ResultRecord {
   std::optional<int> other_gpu_processes;
   std::optional<double> memory_stall_share;  // monitor.memory_stall.window_share ("full": all its scope's tasks)
   std::optional<double> major_faults_per_s;  // monitor.memory_stall.window_major_faults_per_s (its own)
+  std::optional<double> cpu_throttle_share;  // monitor.cpu_throttle.window_share
   std::optional<double> gpu_slowdown_share;  // a CUDA run: the largest gpu_monitor.*.slowdown.window_share
 
   // contention_signs(*this) is not empty.
@@ -117,7 +119,8 @@ std::optional<ResultRecord> parse_result_record(const nlohmann::json& doc, std::
 
 // The summary's record of a run's contention readings (contended_runs
 // entries): {"cpu_share", "memory_stall_share", "major_faults_per_s",
-// "gpu_slowdown_share", "other_gpu_processes"}, each null when unread.
+// "cpu_throttle_share", "gpu_slowdown_share", "other_gpu_processes"}, each
+// null when unread.
 nlohmann::json contention_readings(const ResultRecord& r);
 
 // What a run lost over the thresholds of kContendedShare, one phrase each,

@@ -1,7 +1,8 @@
 // The other ways a run loses its devices' capacity in its window, beside
 // other processes on its CPUs (cpu_share_test.cpp): stalls on memory
-// (the kernel's PSI, monitor/memory_pressure.hpp) and a GPU slowed down for
-// heat or a power brake (NVML's throttle reasons), from the files and the
+// (the kernel's PSI, monitor/memory_pressure.hpp), CPUs throttled for heat
+// (monitor/cpu_share.hpp) and a GPU slowed down for heat or a power brake
+// (NVML's throttle reasons), from the files and the
 // fake NVML through the monitor into the result record's contention signs.
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include <thread>
 
 #include "devices/nvml.hpp"
+#include "monitor/cpu_share.hpp"
 #include "monitor/memory_pressure.hpp"
 #include "monitor/monitor.hpp"
 #include "monitor_fakes.hpp"
@@ -115,6 +117,39 @@ TEST(MemoryPressure, MonitorRecordsTheWindowsStallShare) {
   test::expect_unread(o, "memory_stall", "memory stall: ");
 }
 
+// The CPUs' time throttled for heat: Intel's per-CPU counters (milliseconds)
+// summed over the run's CPUs, over their capacity; a CPU without the counter
+// leaves a note instead.
+TEST(CpuThrottle, MonitorRecordsTheShareOfItsCpusTimeThrottledForHeat) {
+  const auto dir = test::scratch_dir("cpu_throttle");
+  auto throttled = [&](int cpu, long ms) {
+    put(dir + "/cpu" + std::to_string(cpu) + "/thermal_throttle/core_throttle_total_time_ms", std::to_string(ms));
+  };
+  throttled(0, 5000);
+  throttled(1, 7000);
+  std::string why;
+  EXPECT_DOUBLE_EQ(read_cpus_throttled_s(dir, {0, 1}, why).value(), 12.0);
+  EXPECT_FALSE(read_cpus_throttled_s(dir, {0, 2}, why).has_value());
+  EXPECT_NE(why.find("cpu2/thermal_throttle/core_throttle_total_time_ms"), std::string::npos) << why;
+  FakeClock clock;
+  MonitorOptions o = test::fake_monitor_options(clock);
+  o.cpu_root = dir;
+  o.cpus = {0, 1};
+  Monitor m(o);
+  const double t0 = clock.now();
+  m.start();
+  throttled(0, 6000);  // cpu0 throttled the whole second, cpu1 not: half the capacity
+  clock.advance(1.0);
+  ASSERT_TRUE(test::wait_for_samples(m, 2));
+  clock.advance(1.0);
+  ASSERT_TRUE(test::wait_for_samples(m, 3));
+  const auto j = m.stop(std::make_pair(t0 + 0.5, t0 + 2.0))["monitor"]["cpu_throttle"];
+  EXPECT_NEAR(j["window_share"].get<double>(), (0.5 * 0.5 + 1.0 * 0) / 1.5, 1e-9) << j;
+  EXPECT_NEAR(j["share"]["max"].get<double>(), 0.5, 1e-9);
+  o.cpus = {0, 2};
+  test::expect_unread(o, "cpu_throttle", "cpu throttle: ");
+}
+
 // On the fake NVML, GPU 1 reports hw_thermal_slowdown while
 // FAKE_NVML_SLOWDOWN=1: each sample speaks for the interval it ends, and
 // sw_power_cap alone is not a slowdown.
@@ -163,13 +198,16 @@ TEST(GpuSlowdown, StallsAndSlowdownsOverTheThresholdMakeARunContended) {
   EXPECT_FALSE(record(true, 1.5, 0).memory_stall_share.has_value());  // not a share
   nlohmann::json all = cuda_record(true);
   all["monitor"] = {{"memory_stall", {{"window_share", 0.5}, {"window_major_faults_per_s", 3}}},
+                    {"cpu_throttle", {{"window_share", 0.15}}},
                     {"foreign_cpu", {{"cpus", 2}, {"usable_cpus", 2}, {"window_share", 0.4}}}};
   all["gpu_monitor"] = {{"0", {{"slowdown", {{"window_share", 0.2}}}, {"compute_processes", {{"window_max", 2}}}}}};
   const auto r = parse_result_record(all).value();
-  EXPECT_EQ(contention_text(r),
-            "other processes used 40% of its CPUs, it read 3 pages/s back from disk while memory stalls took 50% of "
-            "the time, its GPU ran slowed down (heat or power brake) 20% of the time and 1 other process held its GPU "
-            "during its summary window");
+  EXPECT_EQ(
+      contention_text(r),
+      "other processes used 40% of its CPUs, it read 3 pages/s back from disk while memory stalls took 50% of "
+      "the time, its CPUs ran throttled for heat 15% of the time, its GPU ran slowed down (heat or power brake) 20% "
+      "of the time and 1 other process held its GPU during its summary window");
   EXPECT_EQ(contention_readings(r), nlohmann::json::parse(R"({"cpu_share": 0.4, "memory_stall_share": 0.5,
-            "major_faults_per_s": 3, "gpu_slowdown_share": 0.2, "other_gpu_processes": 1})"));
+            "major_faults_per_s": 3, "cpu_throttle_share": 0.15, "gpu_slowdown_share": 0.2,
+            "other_gpu_processes": 1})"));
 }

@@ -8,8 +8,10 @@
 #include "devices/gpu_ids.hpp"
 #include "devices/nvml.hpp"
 #include "monitor/cpu_share.hpp"
+#include "monitor/gpu_track.hpp"
 #include "monitor/host_sensors.hpp"
 #include "monitor/memory_pressure.hpp"
+#include "monitor/stat.hpp"
 #include "monitor/time_share.hpp"
 #include "sys/cpus.hpp"
 
@@ -18,62 +20,6 @@ namespace milabench {
 namespace {
 
 using json = nlohmann::json;
-
-// min/mean/max of a reading. A rate measured over an interval (CPU %, power) is
-// added with the interval's length as weight, so mean × duration is the total
-// (CPU seconds, joules) however unevenly the samples fell.
-struct Stat {
-  double min = std::numeric_limits<double>::infinity();
-  double max = -std::numeric_limits<double>::infinity();
-  double weighted_sum = 0.0, weight = 0.0;
-  int n = 0;
-  void add(double v, double w = 1.0) {
-    if (!std::isfinite(v) || !(w > 0)) return;
-    min = std::min(min, v);
-    max = std::max(max, v);
-    weighted_sum += v * w;
-    weight += w;
-    ++n;
-  }
-  void add(const std::optional<double>& v) {
-    if (v) add(*v);
-  }
-  json to_json() const {
-    return n == 0 ? json(nullptr) : json{{"min", min}, {"mean", weighted_sum / weight}, {"max", max}};
-  }
-};
-
-struct GpuTrack {
-  std::string id;
-  int index = -1;
-  std::string name;
-  Stat load, memory, temperature, power, clock;
-  std::optional<double> energy_first, energy_last;  // driver counter, J
-  double power_integral_j = 0.0;                    // Σ power·dt, when the counter is missing
-  uint64_t throttle_mask = 0;
-  TimeShare slowdown;                             // samples with a slowdown reason (kNvmlSlowdownReasons)
-  uint64_t slowdown_mask = 0;                     // the slowdown reasons seen
-  std::optional<double> throttle_prev_t;          // the previous sample with throttle reasons
-  std::vector<std::pair<double, int>> processes;  // (clock, processes with a CUDA context)
-};
-
-// "compute_processes" of a GPU: the most processes with a CUDA context seen
-// at any sample and in the window (the first sample after it when none fell
-// inside); null when NVML never answered.
-json processes_json(const std::vector<std::pair<double, int>>& samples,
-                    const std::optional<std::pair<double, double>>& window) {
-  if (samples.empty()) return nullptr;
-  int most = 0;
-  std::optional<int> in_window, after;
-  for (const auto& [t, n] : samples) {
-    most = std::max(most, n);
-    if (!window) continue;
-    if (t >= window->first && t <= window->second) in_window = std::max(in_window.value_or(0), n);
-    if (t > window->second && !after) after = n;
-  }
-  if (!in_window) in_window = after;
-  return {{"max", most}, {"window_max", in_window ? json(*in_window) : json(nullptr)}};
-}
 
 // Per second, what a cumulative counter sampled as (time, value) grew by
 // between t0 and t1, the counter read linearly between samples; the span is
@@ -230,25 +176,7 @@ void Monitor::take_sample() {
   }
   if (rapl_ok && dt > 0) s.cpu_power_w.add(step_j / dt, dt);
   for (auto& g : s.gpus) {
-    GpuSample x = s.nvml->sample(g.index);
-    g.load.add(x.load);
-    g.memory.add(x.memory_used_mb);
-    g.temperature.add(x.temperature_c);
-    g.power.add(x.power_w);
-    g.clock.add(x.sm_clock_mhz);
-    if (x.power_w && dt > 0) g.power_integral_j += *x.power_w * dt;
-    if (x.energy_j) {
-      if (!g.energy_first) g.energy_first = x.energy_j;
-      g.energy_last = x.energy_j;
-    }
-    if (x.throttle_reasons) {
-      const uint64_t slowed = *x.throttle_reasons & kNvmlSlowdownReasons;
-      g.throttle_mask |= *x.throttle_reasons;
-      g.slowdown_mask |= slowed;
-      if (g.throttle_prev_t) g.slowdown.add_interval(*g.throttle_prev_t, now, slowed ? 1.0 : 0.0);
-      g.throttle_prev_t = now;
-    }
-    if (x.compute_processes) g.processes.emplace_back(now, *x.compute_processes);
+    g.add(s.nvml->sample(g.index), now, dt);
   }
   s.prev_t = now;
   ++s.samples;
@@ -275,25 +203,9 @@ json Monitor::stop(std::optional<std::pair<double, double>> window) {
   json gpu_monitor = json::object();
   std::optional<double> gpu_energy;
   for (const auto& g : s.gpus) {
-    std::optional<double> e;
-    if (g.energy_first && g.energy_last)
-      e = *g.energy_last - *g.energy_first;
-    else if (g.power.n > 0)
-      e = g.power_integral_j;
+    std::optional<double> e = g.energy_j();
     if (e) gpu_energy = gpu_energy.value_or(0.0) + *e;
-    gpu_monitor[g.id] = {
-        {"name", g.name},
-        {"load", g.load.to_json()},
-        {"memory", g.memory.to_json()},
-        {"temperature", g.temperature.to_json()},
-        {"power_w", g.power.to_json()},
-        {"sm_clock_mhz", g.clock.to_json()},
-        {"energy_j", e ? json(*e) : json(nullptr)},
-        {"throttle_reasons", throttle_reason_names(g.throttle_mask)},
-        {"compute_processes", processes_json(g.processes, window)},
-        {"slowdown", g.throttle_prev_t
-                         ? share_json({{"reasons", throttle_reason_names(g.slowdown_mask)}}, g.slowdown, window)
-                         : json(nullptr)}};
+    gpu_monitor[g.id] = g.to_json(window);
   }
   std::optional<double> cpu_energy;
   json cpu_domains = nullptr;

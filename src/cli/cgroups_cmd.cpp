@@ -13,6 +13,7 @@
 #include "launch/devices.hpp"
 #include "launch/student_groups.hpp"
 #include "launch/topology.hpp"
+#include "sys/cpu_topology.hpp"
 
 namespace milabench {
 
@@ -35,6 +36,27 @@ int64_t usable_memory_bytes(const StudentGroups& g, const std::string& parent) {
 
 std::string mib(const std::optional<int64_t>& b) {
   return b ? fmt::format("{} MiB", *b / (1024 * 1024)) : std::string("unlimited");
+}
+
+// One warning per pair of groups that hold threads of the same cores (the
+// original's cgroup_setup.sh made such groups on two-thread servers).
+std::vector<std::string> shared_core_lines(const std::vector<StudentGroupStatus>& groups) {
+  std::vector<std::vector<int>> sets;
+  std::vector<int> all;
+  for (const auto& g : groups) {
+    sets.push_back(g.info.cpus);
+    all.insert(all.end(), g.info.cpus.begin(), g.info.cpus.end());
+  }
+  std::string why;
+  const auto siblings = read_thread_siblings("/sys/devices/system/cpu", all, why);
+  std::vector<std::string> lines;
+  if (!siblings) return lines;
+  for (const auto& s : shared_cores(sets, *siblings))
+    lines.push_back(fmt::format(
+        "warning: {} and {} hold threads of the same {} core(s) (CPUs {} and {} are one core's): runs on them in "
+        "parallel slow each other; groups made by `milarun cgroups setup` keep each core's threads in one group",
+        groups[s.first].info.name, groups[s.second].info.name, s.cores, s.cpu_in_first, s.cpu_in_second));
+  return lines;
 }
 
 }  // namespace
@@ -71,6 +93,7 @@ int run_cgroups_command(const CgroupsCmdOptions& o, std::ostream& out, std::ostr
                            cpu_list_string(s.info.cpus), s.info.mems, mib(s.info.memory_limit_bytes), s.info.tasks,
                            s.info.oom_kills ? std::to_string(*s.info.oom_kills) : "-",
                            s.made_by_milarun ? "  (made by milarun)" : "");
+      for (const auto& line : shared_core_lines(st)) out << line << "\n";
       return 0;
     }
     if (o.devices < 0 || o.memory_mb < 0) {

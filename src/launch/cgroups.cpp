@@ -11,6 +11,8 @@
 
 #include <fmt/format.h>
 
+#include "sys/cpu_topology.hpp"
+
 namespace milabench {
 
 std::optional<std::string> read_file_trimmed(const std::string& path) {
@@ -120,25 +122,6 @@ CgroupDirs group_dirs(const CgroupRoots& r, CgroupVersion v, const std::string& 
     d.cpuset = d.memory = r.unified + "/" + name;
   }
   return d;
-}
-
-std::vector<int> parse_cpu_list(const std::string& text) {
-  std::vector<int> out;
-  std::istringstream ss(text);
-  std::string part;
-  while (std::getline(ss, part, ',')) {
-    if (part.empty()) continue;
-    try {
-      auto dash = part.find('-');
-      int a = std::stoi(part.substr(0, dash));
-      int b = dash == std::string::npos ? a : std::stoi(part.substr(dash + 1));
-      if (a < 0 || b < a || b > 65535) return {};
-      for (int c = a; c <= b; ++c) out.push_back(c);
-    } catch (const std::exception&) {
-      return {};
-    }
-  }
-  return out;
 }
 
 std::string oom_counter_file(const std::string& memory_dir, CgroupVersion v) {

@@ -73,9 +73,6 @@ GroupInfo read_group(const CgroupRoots& r, CgroupVersion v, const std::string& n
 std::string oom_counter_file(const std::string& memory_dir, CgroupVersion v);
 std::optional<uint64_t> read_oom_kills(const std::string& counter_file);
 
-// "0-3,8" -> {0,1,2,3,8}. Junk gives {}.
-std::vector<int> parse_cpu_list(const std::string& text);
-
 // Small file helpers shared by the cgroup code. read_file_trimmed gives
 // nullopt when the file cannot be read; write_file throws CgroupError naming
 // the file, the value and the errno text.

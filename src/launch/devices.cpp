@@ -26,16 +26,4 @@ std::vector<std::vector<int>> partition_cpus(const std::vector<int>& cpus, int n
   return out;
 }
 
-std::string cpu_list_string(const std::vector<int>& cpus) {
-  std::string out;
-  for (std::size_t i = 0; i < cpus.size();) {
-    std::size_t j = i;
-    while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
-    if (!out.empty()) out += ",";
-    out += j == i ? std::to_string(cpus[i]) : fmt::format("{}-{}", cpus[i], cpus[j]);
-    i = j + 1;
-  }
-  return out;
-}
-
 }  // namespace milabench

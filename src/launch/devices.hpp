@@ -24,7 +24,4 @@ int default_device_count(std::size_t gpus, std::size_t cpus);
 // when n < 1 or n > cpus.size().
 std::vector<std::vector<int>> partition_cpus(const std::vector<int>& cpus, int n);
 
-// "0-3,8" style list, like /proc/self/status Cpus_allowed_list.
-std::string cpu_list_string(const std::vector<int>& cpus);
-
 }  // namespace milabench

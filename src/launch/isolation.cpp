@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <set>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "launch/devices.hpp"
+#include "sys/cpu_topology.hpp"
 
 namespace milabench {
 
@@ -108,6 +111,33 @@ std::string resolve_all_isolation(std::vector<std::vector<ProcessSpec>>& waves, 
   return fmt::format("warning: cgroups not used for {} of {} processes, which run with CPU affinity only "
                      "(first: {}); pass --no-cgexec to run without cgroups on purpose",
                      fallbacks, total, first);
+}
+
+std::string shared_core_warning(const std::vector<std::vector<ProcessSpec>>& waves, const ThreadSiblings& siblings) {
+  for (const auto& wave : waves) {
+    std::vector<std::vector<int>> sets;
+    for (const auto& spec : wave) sets.push_back(spec.cpus);
+    const auto shared = shared_cores(sets, siblings);
+    if (shared.empty()) continue;
+    const auto& s = shared.front();
+    const ProcessSpec &a = wave[s.first], &b = wave[s.second];
+    return fmt::format(
+        "warning: runs that start together share CPU cores: {} J{} (CPUs {}) and {} J{} (CPUs {}) hold threads of "
+        "the same {} core(s) (CPUs {} and {} are one core's), so they slow each other and their results will be "
+        "flagged CONTENDED; groups made by `milarun cgroups setup` keep each core's threads in one group",
+        a.name, a.job_id, cpu_list_string(a.cpus), b.name, b.job_id, cpu_list_string(b.cpus), s.cores, s.cpu_in_first,
+        s.cpu_in_second);
+  }
+  return "";
+}
+
+std::string shared_core_warning(const std::vector<std::vector<ProcessSpec>>& waves) {
+  std::set<int> cpus;
+  for (const auto& wave : waves)
+    for (const auto& spec : wave) cpus.insert(spec.cpus.begin(), spec.cpus.end());
+  std::string why;
+  const auto siblings = read_thread_siblings("/sys/devices/system/cpu", {cpus.begin(), cpus.end()}, why);
+  return siblings ? shared_core_warning(waves, *siblings) : "";
 }
 
 }  // namespace milabench

@@ -6,6 +6,7 @@
 
 #include "launch/cgroups.hpp"
 #include "launch/process.hpp"
+#include "sys/cpu_topology.hpp"
 
 namespace milabench {
 
@@ -22,5 +23,17 @@ std::string resolve_isolation(ProcessSpec& spec, const CgroupRoots& roots, Cgrou
 // line for the whole run (how many processes fall back, and the first reason).
 std::string resolve_all_isolation(std::vector<std::vector<ProcessSpec>>& waves, const CgroupRoots& roots,
                                   CgroupVersion v);
+
+// "" or one warning line when two processes of one wave (runs that start
+// together) hold threads of the same cores (`siblings`: the machine's thread
+// siblings of every spec's cpus): the first such pair, naming both and their
+// CPUs. Their parallel runs slow each other and are flagged CONTENDED (the
+// original's cgroup_setup.sh split cores so on two-thread servers; ours
+// keep cores whole, launch/topology.hpp).
+std::string shared_core_warning(const std::vector<std::vector<ProcessSpec>>& waves, const ThreadSiblings& siblings);
+
+// The same with this machine's thread siblings (/sys/devices/system/cpu);
+// "" when they cannot be read.
+std::string shared_core_warning(const std::vector<std::vector<ProcessSpec>>& waves);
 
 }  // namespace milabench

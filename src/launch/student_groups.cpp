@@ -16,6 +16,7 @@
 
 #include "launch/devices.hpp"
 #include "launch/process.hpp"
+#include "sys/cpu_topology.hpp"
 #include "sys/dirs.hpp"
 
 namespace milabench {

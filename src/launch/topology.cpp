@@ -31,9 +31,23 @@ std::vector<std::vector<int>> pci_local_cpus(const std::vector<std::string>& bus
   return out;
 }
 
+namespace {
+void sort_each(std::vector<std::vector<int>>& sets) {
+  for (auto& s : sets) std::sort(s.begin(), s.end());
+}
+}  // namespace
+
+std::vector<std::vector<int>> partition_cpus_by_core(const std::vector<int>& cpus, int n,
+                                                     const ThreadSiblings& siblings) {
+  auto out = partition_cpus(order_by_core(cpus, siblings), n);
+  sort_each(out);
+  return out;
+}
+
 std::vector<std::vector<int>> partition_cpus_by_locality(const std::vector<int>& allowed,
-                                                         const std::vector<std::vector<int>>& local, int n) {
-  auto fallback = [&] { return partition_cpus(allowed, n); };
+                                                         const std::vector<std::vector<int>>& local, int n,
+                                                         const ThreadSiblings& siblings) {
+  auto fallback = [&] { return partition_cpus_by_core(allowed, n, siblings); };
   if (n < 1 || static_cast<int>(local.size()) != n) return fallback();
   // Devices grouped by their local CPUs (restricted to the allowed ones).
   std::map<std::vector<int>, std::vector<int>> groups;  // local cpus -> device indices
@@ -42,7 +56,7 @@ std::vector<std::vector<int>> partition_cpus_by_locality(const std::vector<int>&
     for (int c : local[i])
       if (std::find(allowed.begin(), allowed.end(), c) != allowed.end()) mine.push_back(c);
     if (mine.empty()) return fallback();
-    groups[mine].push_back(i);
+    groups[order_by_core(mine, siblings)].push_back(i);
   }
   // Localities must not overlap, or two groups could hand out the same CPU.
   std::vector<int> seen;
@@ -58,17 +72,22 @@ std::vector<std::vector<int>> partition_cpus_by_locality(const std::vector<int>&
   for (const auto& [cpus, devs] : groups)
     for (std::size_t k = 0; k < devs.size(); ++k)
       out[devs[k]].assign(cpus.begin() + k * size, cpus.begin() + (k + 1) * size);
+  sort_each(out);
   return out;
 }
 
 std::vector<std::vector<int>> device_cpu_partitions(const std::vector<std::string>& gpu_ids, int n) {
   std::vector<int> allowed = allowed_cpus();
+  std::string why;
+  const ThreadSiblings siblings =
+      read_thread_siblings("/sys/devices/system/cpu", allowed, why).value_or(ThreadSiblings{});
   Nvml& nvml = Nvml::instance();
-  if (gpu_ids.empty() || static_cast<int>(gpu_ids.size()) < n || !nvml.available()) return partition_cpus(allowed, n);
+  if (gpu_ids.empty() || static_cast<int>(gpu_ids.size()) < n || !nvml.available())
+    return partition_cpus_by_core(allowed, n, siblings);
   std::vector<std::string> bus(n);
   for (int i = 0; i < n; ++i)
     if (auto info = nvml.info(nvml.index_of(gpu_ids[i]))) bus[i] = info->pci_bus_id;
-  return partition_cpus_by_locality(allowed, pci_local_cpus(bus), n);
+  return partition_cpus_by_locality(allowed, pci_local_cpus(bus), n, siblings);
 }
 
 }  // namespace milabench

@@ -3,18 +3,18 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <map>
 #include <sstream>
 
 namespace milabench {
 
-std::optional<double> read_cpus_busy_s(const std::string& stat_path, const std::vector<int>& cpus, std::string& why) {
+std::optional<CpuBusy> read_per_cpu_busy_s(const std::string& stat_path, std::string& why) {
   std::ifstream in(stat_path);
   if (!in) {
     why = "cannot read " + stat_path;
     return std::nullopt;
   }
-  std::map<int, double> busy_ticks;  // "cpuN" lines only; the first "cpu " line is the total
+  static const double ticks_per_s = static_cast<double>(sysconf(_SC_CLK_TCK));
+  CpuBusy busy;  // "cpuN" lines only; the first "cpu " line is the total
   for (std::string line; std::getline(in, line);) {
     if (line.size() < 4 || line.compare(0, 3, "cpu") != 0 || line[3] < '0' || line[3] > '9') continue;
     std::istringstream fields(line.substr(3));
@@ -23,19 +23,30 @@ std::optional<double> read_cpus_busy_s(const std::string& stat_path, const std::
     fields >> id >> user >> nice >> system >> idle >> iowait >> irq >> softirq;
     if (!fields) continue;
     if (!(fields >> steal)) steal = 0;  // kernels before 2.6.11 have no steal column
-    busy_ticks[id] = user + nice + system + irq + softirq + steal;
+    busy[id] = (user + nice + system + irq + softirq + steal) / ticks_per_s;
   }
-  static const double ticks_per_s = static_cast<double>(sysconf(_SC_CLK_TCK));
+  return busy;
+}
+
+std::optional<double> cpus_busy_s(const CpuBusy& busy, const std::vector<int>& cpus, std::string& why) {
   double total = 0;
   for (int c : cpus) {
-    auto it = busy_ticks.find(c);
-    if (it == busy_ticks.end()) {
-      why = stat_path + " has no line for CPU " + std::to_string(c);
+    auto it = busy.find(c);
+    if (it == busy.end()) {
+      why = "no line for CPU " + std::to_string(c);
       return std::nullopt;
     }
     total += it->second;
   }
-  return total / ticks_per_s;
+  return total;
+}
+
+std::optional<double> read_cpus_busy_s(const std::string& stat_path, const std::vector<int>& cpus, std::string& why) {
+  auto busy = read_per_cpu_busy_s(stat_path, why);
+  if (!busy) return std::nullopt;
+  auto total = cpus_busy_s(*busy, cpus, why);
+  if (!total) why = stat_path + " has " + why;
+  return total;
 }
 
 std::optional<double> read_cpus_throttled_s(const std::string& cpu_root, const std::vector<int>& cpus,

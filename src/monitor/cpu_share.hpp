@@ -6,15 +6,24 @@
 // (monitor/time_share.hpp; docs/reliability.md).
 // Torch-free.
 #pragma once
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace milabench {
 
-// Busy seconds (user + nice + system + irq + softirq + steal; guest time is
-// inside user) summed over `cpus`, read from a /proc/stat-format file. nullopt
-// with `why` when the file cannot be read or lacks a line for one of `cpus`.
+// Each CPU's busy seconds (user + nice + system + irq + softirq + steal;
+// guest time is inside user), read from a /proc/stat-format file's "cpuN"
+// lines. nullopt with `why` when the file cannot be read.
+using CpuBusy = std::map<int, double>;
+std::optional<CpuBusy> read_per_cpu_busy_s(const std::string& stat_path, std::string& why);
+
+// The busy seconds of `cpus` summed; nullopt with `why` when `busy` has no
+// line for one of them. 0 for no CPUs.
+std::optional<double> cpus_busy_s(const CpuBusy& busy, const std::vector<int>& cpus, std::string& why);
+
+// read_per_cpu_busy_s, then cpus_busy_s.
 std::optional<double> read_cpus_busy_s(const std::string& stat_path, const std::vector<int>& cpus, std::string& why);
 
 // Seconds `cpus` spent throttled for heat, summed over them: each one's

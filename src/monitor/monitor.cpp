@@ -1,8 +1,6 @@
 #include "monitor/monitor.hpp"
 
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <optional>
 
 #include "devices/gpu_ids.hpp"
@@ -13,6 +11,7 @@
 #include "monitor/memory_pressure.hpp"
 #include "monitor/stat.hpp"
 #include "monitor/time_share.hpp"
+#include "sys/cpu_topology.hpp"
 #include "sys/cpus.hpp"
 
 namespace milabench {
@@ -58,6 +57,22 @@ json memory_stall_json(const std::string& scope, const TimeShare& stalls,
                     window);
 }
 
+// The other hyperthreads of `cpus`' cores outside `cpus`, when their busy
+// time can be read; nullopt with `why` otherwise.
+std::optional<std::vector<int>> readable_siblings(const MonitorOptions& o, const std::vector<int>& cpus,
+                                                  std::string& why) {
+  auto siblings = read_thread_siblings(o.cpu_root, cpus, why);
+  if (!siblings) return std::nullopt;
+  std::vector<int> outside = siblings_outside(cpus, *siblings);
+  auto busy = read_per_cpu_busy_s(o.proc_stat, why);
+  if (!busy) return std::nullopt;
+  if (!cpus_busy_s(*busy, outside, why)) {  // a container's /proc/stat (lxcfs) can lack CPUs outside its set
+    why = o.proc_stat + " has " + why;
+    return std::nullopt;
+  }
+  return outside;
+}
+
 }  // namespace
 
 struct Monitor::State {
@@ -72,6 +87,8 @@ struct Monitor::State {
   double rss_peak_mb = 0.0;
   std::vector<int> cpus;                   // the run's CPUs
   std::optional<TimeShare> foreign;        // others' share of the CPUs; nullopt when /proc/stat cannot be read
+  std::vector<int> sibling_cpus;           // hyperthreads of the run's cores outside its CPUs
+  std::optional<TimeShare> sibling;        // their busy share; nullopt without /proc/stat or the topology
   std::optional<TimeShare> cpu_throttle;   // the CPUs' time throttled for heat; nullopt without the counters
   std::optional<PressureSource> pressure;  // memory stalls; nullopt without PSI
   TimeShare memory_stall;
@@ -113,6 +130,14 @@ void Monitor::start() {
   } else {
     s.notes.push_back("foreign cpu: " + why);
   }
+  if (s.foreign) {
+    if (auto outside = readable_siblings(opt_, s.cpus, why)) {
+      s.sibling_cpus = *outside;
+      s.sibling.emplace(std::max<double>(1.0, static_cast<double>(outside->size())));
+    } else {
+      s.notes.push_back("sibling cpu: " + why);
+    }
+  }
   if (!s.cpus.empty()) {
     if (read_cpus_throttled_s(opt_.cpu_root, s.cpus, why))
       s.cpu_throttle.emplace(static_cast<double>(s.cpus.size()));
@@ -143,17 +168,20 @@ void Monitor::take_sample() {
   State& s = *st_;
   double now = opt_.clock->now();
   double dt = s.samples == 0 ? 0.0 : now - s.prev_t;
+  std::string why;
+  std::optional<CpuBusy> busy;
+  if (s.foreign) busy = read_per_cpu_busy_s(opt_.proc_stat, why);
   if (auto p = read_process(opt_.proc_dir)) {
     s.rss_mb.add(p->rss_mb);
     s.rss_peak_mb = std::max({s.rss_peak_mb, p->rss_peak_mb, p->rss_mb});
     if (s.proc_prev && dt > 0) s.cpu_percent.add(100.0 * (p->cpu_time_s - s.proc_prev->cpu_time_s) / dt, dt);
     s.proc_prev = p;
     s.major_faults.emplace_back(now, p->major_faults);
-    std::string why;
-    if (s.foreign)
-      if (auto busy = read_cpus_busy_s(opt_.proc_stat, s.cpus, why)) s.foreign->add_count(now, *busy - p->cpu_time_s);
+    if (busy)
+      if (auto b = cpus_busy_s(*busy, s.cpus, why)) s.foreign->add_count(now, *b - p->cpu_time_s);
   }
-  std::string why;
+  if (busy && s.sibling)
+    if (auto b = cpus_busy_s(*busy, s.sibling_cpus, why)) s.sibling->add_count(now, *b);
   if (s.cpu_throttle)
     if (auto t = read_cpus_throttled_s(opt_.cpu_root, s.cpus, why)) s.cpu_throttle->add_count(now, *t);
   if (s.pressure)
@@ -235,6 +263,8 @@ json Monitor::stop(std::optional<std::pair<double, double>> window) {
       {"foreign_cpu",
        s.foreign ? share_json({{"cpus", s.cpus.size()}, {"usable_cpus", usable_cpu_count()}}, *s.foreign, window)
                  : json(nullptr)},
+      {"sibling_cpu",
+       s.sibling ? share_json({{"cpus", cpu_list_string(s.sibling_cpus)}}, *s.sibling, window) : json(nullptr)},
       {"cpu_throttle", s.cpu_throttle ? share_json(json::object(), *s.cpu_throttle, window) : json(nullptr)},
       {"memory_stall",
        s.pressure ? memory_stall_json(s.pressure->scope, s.memory_stall, s.major_faults, window) : json(nullptr)},

@@ -3,7 +3,8 @@
 // energy, SM clock, throttle reasons, the time slowed down for heat or a
 // power brake), this process (resident memory, CPU utilisation), the CPU
 // packages' energy (RAPL) where readable, the share of this run's CPUs that
-// other processes used and the time they ran throttled for heat
+// other processes used, how busy the hyperthreads of its cores outside its
+// CPUs were, and the time its CPUs ran throttled for heat
 // (monitor/cpu_share.hpp), and the time the run stalled on memory
 // (monitor/memory_pressure.hpp).
 #pragma once
@@ -30,7 +31,7 @@ struct MonitorOptions {
   std::string proc_dir = "/proc/self";                    // process to watch
   std::string powercap_root = "/sys/class/powercap";      // RAPL
   std::string proc_stat = "/proc/stat";                   // per-CPU busy time
-  std::string cpu_root = "/sys/devices/system/cpu";       // per-CPU thermal-throttle time
+  std::string cpu_root = "/sys/devices/system/cpu";       // per-CPU thermal-throttle time, thread siblings
   std::string cgroup_root = "/sys/fs/cgroup";             // the run's cgroup v2 memory.pressure, where it has one
   std::string memory_pressure = "/proc/pressure/memory";  // else the system's
   std::vector<int> cpus;                                  // the run's CPUs; empty = this process's affinity
@@ -54,11 +55,12 @@ class Monitor {
   //    "monitor": {"interval_s", "samples", "duration_s", "process": {...},
   //                "cpu_energy": {...} | null, "gpu_energy_j", "cpu_energy_j",
   //                "energy_j", "power_measured", "foreign_cpu": {...} | null,
-  //                "memory_stall": {...} | null, "cpu_throttle": {...} | null,
+  //                "sibling_cpu": {...} | null, "memory_stall": {...} | null,
+  //                "cpu_throttle": {...} | null,
   //                "notes": [...]}}
   // (schema and units: docs/result-format.md). `window` is the summary
   // window's [start, end] on the monitor's clock (the rate meter's slices):
-  // the window_share of foreign_cpu, memory_stall, cpu_throttle and each
+  // the window_share of foreign_cpu, sibling_cpu, memory_stall, cpu_throttle and each
   // GPU's slowdown is the share of it lost that way (null without a
   // window). Safe to call once after start.
   nlohmann::json stop(std::optional<std::pair<double, double>> window = std::nullopt);

@@ -36,6 +36,8 @@ std::string contended_runs_text(const json& runs) {
     if (m > kContendedShare) what.push_back(fmt::format(fmt::runtime(text), m * 100));
   };
   share(most("cpu_share"), "other processes used up to {:.0f}% of their CPUs' time");
+  share(most("sibling_cpu_share"),
+        "other processes kept their cores' other hyperthreads busy up to {:.0f}% of the time");
   share(most("memory_stall_share", "major_faults_per_s"),
         "they read pages back from disk while memory stalls took up to {:.0f}% of the time");
   share(most("cpu_throttle_share"), "their CPUs ran throttled for heat up to {:.0f}% of the time");

@@ -125,6 +125,7 @@ std::optional<ResultRecord> parse_result_record(const json& doc, std::string* wh
   r.foreign_cpu_share = foreign_cpu_window_share(monitor);
   const json stall = monitor.is_object() ? monitor.value("memory_stall", json()) : json();
   r.memory_stall_share = window_share(stall);
+  r.sibling_cpu_share = window_share(monitor.is_object() ? monitor.value("sibling_cpu", json()) : json());
   r.cpu_throttle_share = window_share(monitor.is_object() ? monitor.value("cpu_throttle", json()) : json());
   if (const json f = stall.is_object() ? stall.value("window_major_faults_per_s", json()) : json();
       f.is_number() && std::isfinite(f.get<double>()) && f.get<double>() >= 0)
@@ -182,9 +183,13 @@ std::optional<double> foreign_cpu_window_share(const json& monitor) {
 
 json contention_readings(const ResultRecord& r) {
   auto value = [](const auto& v) { return v ? json(*v) : json(nullptr); };
-  return {{"cpu_share", value(r.foreign_cpu_share)},           {"memory_stall_share", value(r.memory_stall_share)},
-          {"major_faults_per_s", value(r.major_faults_per_s)}, {"cpu_throttle_share", value(r.cpu_throttle_share)},
-          {"gpu_slowdown_share", value(r.gpu_slowdown_share)}, {"other_gpu_processes", value(r.other_gpu_processes)}};
+  return {{"cpu_share", value(r.foreign_cpu_share)},
+          {"sibling_cpu_share", value(r.sibling_cpu_share)},
+          {"memory_stall_share", value(r.memory_stall_share)},
+          {"major_faults_per_s", value(r.major_faults_per_s)},
+          {"cpu_throttle_share", value(r.cpu_throttle_share)},
+          {"gpu_slowdown_share", value(r.gpu_slowdown_share)},
+          {"other_gpu_processes", value(r.other_gpu_processes)}};
 }
 
 std::vector<std::string> contention_signs(const ResultRecord& r) {
@@ -192,6 +197,9 @@ std::vector<std::string> contention_signs(const ResultRecord& r) {
   auto over = [](const std::optional<double>& v) { return v && *v > kContendedShare; };
   if (over(r.foreign_cpu_share))
     signs.push_back(fmt::format("other processes used {:.0f}% of its CPUs", *r.foreign_cpu_share * 100));
+  if (over(r.sibling_cpu_share))
+    signs.push_back(fmt::format("other processes kept its cores' other hyperthreads busy {:.0f}% of the time",
+                                *r.sibling_cpu_share * 100));
   if (over(r.memory_stall_share) && r.major_faults_per_s && *r.major_faults_per_s >= kContendedMajorFaultsPerS)
     signs.push_back(fmt::format("it read {:.0f} pages/s back from disk while memory stalls took {:.0f}% of the time",
                                 *r.major_faults_per_s, *r.memory_stall_share * 100));

@@ -31,7 +31,9 @@ constexpr double kMaxSkippedInputShare = 0.01;
 // window is flagged as contended by the summary, the report and the jobs
 // line: counted, since it is evidence, but its rate may understate the
 // machine. It lost more than this share of the window to one of: other
-// processes on its CPUs (monitor.foreign_cpu.window_share), stalls on
+// processes on its CPUs (monitor.foreign_cpu.window_share), other processes
+// on the hyperthreads of its cores outside its CPUs, each such thread busy
+// this share of the time on average (monitor.sibling_cpu.window_share), stalls on
 // memory (monitor.memory_stall.window_share, when the run itself took at
 // least kContendedMajorFaultsPerS major page faults a second in the window:
 // at the system scope a neighbour's stalls count too), its CPUs throttled
@@ -82,6 +84,7 @@ struct ResultRecord {
   // a CPU run, a data-parallel group (its ranks can show on each other's
   // GPUs) or when unread.
   std::optional<int> other_gpu_processes;
+  std::optional<double> sibling_cpu_share;   // monitor.sibling_cpu.window_share (hyperthreads outside its CPUs)
   std::optional<double> memory_stall_share;  // monitor.memory_stall.window_share ("full": all its scope's tasks)
   std::optional<double> major_faults_per_s;  // monitor.memory_stall.window_major_faults_per_s (its own)
   std::optional<double> cpu_throttle_share;  // monitor.cpu_throttle.window_share
@@ -118,7 +121,7 @@ struct ResultRecord {
 std::optional<ResultRecord> parse_result_record(const nlohmann::json& doc, std::string* why = nullptr);
 
 // The summary's record of a run's contention readings (contended_runs
-// entries): {"cpu_share", "memory_stall_share", "major_faults_per_s",
+// entries): {"cpu_share", "sibling_cpu_share", "memory_stall_share", "major_faults_per_s",
 // "cpu_throttle_share", "gpu_slowdown_share", "other_gpu_processes"}, each
 // null when unread.
 nlohmann::json contention_readings(const ResultRecord& r);

@@ -294,6 +294,7 @@ bool fit_plan_to_folder(JobPlan& plan, const Profile& profile, const JobsOptions
   CgroupRoots roots = detect_cgroup_roots();
   std::string iso_warning = resolve_all_isolation(plan.waves, roots, usable_version(roots));
   if (!iso_warning.empty()) err << iso_warning << "\n";
+  if (std::string shared = shared_core_warning(plan.waves); !shared.empty()) err << shared << "\n";
   return true;
 }
 

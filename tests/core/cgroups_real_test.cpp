@@ -19,6 +19,7 @@
 #include "launch/isolation.hpp"
 #include "launch/student_groups.hpp"
 #include "suite/jobs.hpp"
+#include "sys/cpu_topology.hpp"
 #include "test_files.hpp"
 
 using namespace milabench;

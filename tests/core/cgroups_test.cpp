@@ -17,6 +17,7 @@
 #include "launch/student_groups.hpp"
 #include "scratch_dir.hpp"
 #include "suite/jobs.hpp"
+#include "sys/cpu_topology.hpp"
 
 using namespace milabench;
 

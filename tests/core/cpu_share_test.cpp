@@ -24,16 +24,7 @@ namespace {
 
 const double kTick = static_cast<double>(sysconf(_SC_CLK_TCK));
 
-// A /proc/stat whose cpu0 and cpu1 have busy seconds b0 and b1 (split over
-// user, system and steal) and 1000 s idle; the first line is the total.
-std::string proc_stat(double b0, double b1) {
-  auto line = [](int cpu, double busy_s) {
-    const long t = static_cast<long>(busy_s * kTick + 0.5);
-    return "cpu" + std::to_string(cpu) + " " + std::to_string(t - t / 2 - t / 4) + " 0 " + std::to_string(t / 2) +
-           " 100000 7 0 0 " + std::to_string(t / 4) + " 0 0\n";
-  };
-  return "cpu  1 2 3 4 5 6 7 8 0 0\n" + line(0, b0) + line(1, b1) + "intr 12345\nctxt 99\n";
-}
+std::string proc_stat(double b0, double b1) { return test::proc_stat_text({b0, b1}); }
 
 void put(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 

@@ -10,6 +10,7 @@
 #include "launch/devices.hpp"
 #include "launch/process.hpp"
 #include "scratch_dir.hpp"
+#include "sys/cpu_topology.hpp"
 #include "test_files.hpp"
 
 using namespace milabench;

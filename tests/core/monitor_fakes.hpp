@@ -2,11 +2,13 @@
 // what a test gives them on a fake clock, and a wait for the sampling thread.
 #pragma once
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "devices/nvml.hpp"
 #include "monitor/monitor.hpp"
@@ -33,6 +35,19 @@ inline MonitorOptions fake_monitor_options(FakeClock& clock, bool fake_gpus = fa
   o.powercap_root = "/nonexistent";
   o.clock = &clock;
   return o;
+}
+
+// A /proc/stat whose cpuN has busy_s[N] busy seconds (split over user,
+// system and steal) and 1000 s idle; the first line is the total.
+inline std::string proc_stat_text(const std::vector<double>& busy_s) {
+  static const double tick = static_cast<double>(sysconf(_SC_CLK_TCK));
+  std::string out = "cpu  1 2 3 4 5 6 7 8 0 0\n";
+  for (std::size_t cpu = 0; cpu < busy_s.size(); ++cpu) {
+    const long t = static_cast<long>(busy_s[cpu] * tick + 0.5);
+    out += "cpu" + std::to_string(cpu) + " " + std::to_string(t - t / 2 - t / 4) + " 0 " + std::to_string(t / 2) +
+           " 100000 7 0 0 " + std::to_string(t / 4) + " 0 0\n";
+  }
+  return out + "intr 12345\nctxt 99\n";
 }
 
 // Waits until the monitor has taken `n` samples (60 s cap, reached only by a broken test).

@@ -108,6 +108,7 @@ int run_cgroups_command(const CgroupsCmdOptions& o, std::ostream& out, std::ostr
     s.memory_bytes_each = o.memory_mb > 0 ? static_cast<int64_t>(o.memory_mb * 1024 * 1024)
                                           : static_cast<int64_t>(usable_memory_bytes(groups, o.parent) * 0.9 / n);
     for (const auto& l : groups.setup(s)) out << l << "\n";
+    for (const auto& line : shared_core_lines(groups.status(o.parent))) out << line << "\n";  // groups kept as found
     return 0;
   } catch (const std::exception& e) {
     err << "milarun cgroups " << o.action << ": " << e.what() << "\n";

@@ -60,6 +60,8 @@ if [ -z "$rehearsal" ]; then
 fi
 for tool in cmake c++ dpkg-deb; do command -v $tool >/dev/null || { fail "$tool is not on PATH"; exit 1; }; done
 echo "cmake $(cmake --version | head -1 | cut -d' ' -f3), $(c++ --version | head -1), $(nproc) CPUs"
+# Each core's threads (docs/isolation.md, "Whole cores"): the partitions keep them in one set.
+echo "cores (thread_siblings_list): $(sort -u /sys/devices/system/cpu/cpu[0-9]*/topology/thread_siblings_list 2>/dev/null | sort -n | tr '\n' ' ')"
 
 phase "unpack the Debian 12 packages"
 prefix=$work/prefix

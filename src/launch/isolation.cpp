@@ -2,10 +2,9 @@
 
 #include <unistd.h>
 
-#include <set>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "launch/devices.hpp"
 #include "sys/cpu_topology.hpp"

@@ -207,7 +207,8 @@ TEST(GpuSlowdown, StallsAndSlowdownsOverTheThresholdMakeARunContended) {
       "other processes used 40% of its CPUs, it read 3 pages/s back from disk while memory stalls took 50% of "
       "the time, its CPUs ran throttled for heat 15% of the time, its GPU ran slowed down (heat or power brake) 20% "
       "of the time and 1 other process held its GPU during its summary window");
-  EXPECT_EQ(contention_readings(r), nlohmann::json::parse(R"({"cpu_share": 0.4, "sibling_cpu_share": null, "memory_stall_share": 0.5,
+  EXPECT_EQ(contention_readings(r),
+            nlohmann::json::parse(R"({"cpu_share": 0.4, "sibling_cpu_share": null, "memory_stall_share": 0.5,
             "major_faults_per_s": 3, "cpu_throttle_share": 0.15, "gpu_slowdown_share": 0.2,
             "other_gpu_processes": 1})"));
 }

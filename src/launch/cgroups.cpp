@@ -1,6 +1,7 @@
 #include "launch/cgroups.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -8,8 +9,6 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "sys/cpu_topology.hpp"
 
@@ -29,8 +28,7 @@ std::optional<std::string> read_file_trimmed(const std::string& path) {
 void write_file(const std::string& path, const std::string& value) {
   // O_CREAT only matters for fake roots (plain folders); cgroupfs files exist.
   int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw CgroupError(fmt::format("cannot open {} to write \"{}\": {}", path, value, std::strerror(errno)));
+  if (fd < 0) throw CgroupError(fmt::format("cannot open {} to write \"{}\": {}", path, value, std::strerror(errno)));
   ssize_t n = ::write(fd, value.data(), value.size());
   int e = errno;
   ::close(fd);
@@ -39,7 +37,7 @@ void write_file(const std::string& path, const std::string& value) {
 }
 
 bool is_directory(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   return !path.empty() && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
@@ -67,9 +65,12 @@ CgroupRoots detect_cgroup_roots(const std::string& mounts_file) {
 
 const char* version_name(CgroupVersion v) {
   switch (v) {
-    case CgroupVersion::V1: return "v1";
-    case CgroupVersion::V2: return "v2";
-    default: return "none";
+    case CgroupVersion::V1:
+      return "v1";
+    case CgroupVersion::V2:
+      return "v2";
+    default:
+      return "none";
   }
 }
 
@@ -107,9 +108,10 @@ CgroupRef parse_cgroup_ref(const std::string& text) {
     ref.name = text.substr(colon + 1);
   }
   if (ref.name.empty() || ref.name[0] == '/' || ref.name.find("..") != std::string::npos)
-    throw CgroupError(fmt::format("cgroup \"{}\": expected [controllers:]name with a relative group name, e.g. "
-                                  "cpuset,memory:student0",
-                                  text));
+    throw CgroupError(
+        fmt::format("cgroup \"{}\": expected [controllers:]name with a relative group name, e.g. "
+                    "cpuset,memory:student0",
+                    text));
   return ref;
 }
 

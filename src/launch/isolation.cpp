@@ -1,8 +1,8 @@
 #include "launch/isolation.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -14,10 +14,7 @@ namespace milabench {
 namespace {
 
 nlohmann::json base_record(const char* kind, const std::vector<int>& cpus) {
-  return {{"kind", kind},
-          {"cpus", cpus},
-          {"cpu_list", cpu_list_string(cpus)},
-          {"memory_limit_mb", nullptr}};
+  return {{"kind", kind}, {"cpus", cpus}, {"cpu_list", cpu_list_string(cpus)}, {"memory_limit_mb", nullptr}};
 }
 
 // Affinity-only plan; `reason` says why no cgroup ("" = none was asked for).
@@ -34,9 +31,10 @@ std::string use_affinity(ProcessSpec& spec, const std::string& reason) {
 std::string writable_procs(const std::string& dir, std::string& why) {
   std::string f = dir + "/cgroup.procs";
   if (!is_directory(dir)) {
-    why = fmt::format("cgroup {} does not exist (create the groups with `milarun cgroups setup` or "
-                      "scripts/cgroup_setup.sh)",
-                      dir);
+    why = fmt::format(
+        "cgroup {} does not exist (create the groups with `milarun cgroups setup` or "
+        "scripts/cgroup_setup.sh)",
+        dir);
   } else if (::access(f.c_str(), W_OK) != 0) {
     why = fmt::format("cannot write {} (not root?)", f);
   }
@@ -59,13 +57,14 @@ std::string resolve_isolation(ProcessSpec& spec, const CgroupRoots& roots, Cgrou
                                           "mount with those controllers (cgroup2 at \"{}\")",
                                           roots.unified));
   if (ref.name.find(',') != std::string::npos)
-    return use_affinity(spec, fmt::format("cgroup \"{}\" spans several devices; there is no single group for it",
-                                          ref.name));
+    return use_affinity(spec,
+                        fmt::format("cgroup \"{}\" spans several devices; there is no single group for it", ref.name));
   CgroupDirs d = group_dirs(roots, v, ref.name);
   std::string why;
   std::vector<std::string> join;
   if (ref.cpuset) join.push_back(writable_procs(d.cpuset, why));
-  if (ref.memory && why.empty() && (v == CgroupVersion::V1 || !ref.cpuset)) join.push_back(writable_procs(d.memory, why));
+  if (ref.memory && why.empty() && (v == CgroupVersion::V1 || !ref.cpuset))
+    join.push_back(writable_procs(d.memory, why));
   if (!why.empty()) return use_affinity(spec, why);
 
   GroupInfo g = read_group(roots, v, ref.name);
@@ -107,9 +106,10 @@ std::string resolve_all_isolation(std::vector<std::vector<ProcessSpec>>& waves, 
       if (fallbacks++ == 0) first = fmt::format("{} J{}: {}", spec.name, spec.job_id, why);
     }
   if (fallbacks == 0) return "";
-  return fmt::format("warning: cgroups not used for {} of {} processes, which run with CPU affinity only "
-                     "(first: {}); pass --no-cgexec to run without cgroups on purpose",
-                     fallbacks, total, first);
+  return fmt::format(
+      "warning: cgroups not used for {} of {} processes, which run with CPU affinity only "
+      "(first: {}); pass --no-cgexec to run without cgroups on purpose",
+      fallbacks, total, first);
 }
 
 std::string shared_core_warning(const std::vector<std::vector<ProcessSpec>>& waves, const ThreadSiblings& siblings) {

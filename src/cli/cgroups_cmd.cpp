@@ -48,7 +48,7 @@ std::vector<std::string> shared_core_lines(const std::vector<StudentGroupStatus>
     all.insert(all.end(), g.info.cpus.begin(), g.info.cpus.end());
   }
   std::string why;
-  const auto siblings = read_thread_siblings("/sys/devices/system/cpu", all, why);
+  const auto siblings = read_thread_siblings(kCpuSysfsRoot, all, why);
   std::vector<std::string> lines;
   if (!siblings) return lines;
   for (const auto& s : shared_cores(sets, *siblings))

@@ -135,7 +135,7 @@ std::string shared_core_warning(const std::vector<std::vector<ProcessSpec>>& wav
   for (const auto& wave : waves)
     for (const auto& spec : wave) cpus.insert(spec.cpus.begin(), spec.cpus.end());
   std::string why;
-  const auto siblings = read_thread_siblings("/sys/devices/system/cpu", {cpus.begin(), cpus.end()}, why);
+  const auto siblings = read_thread_siblings(kCpuSysfsRoot, {cpus.begin(), cpus.end()}, why);
   return siblings ? shared_core_warning(waves, *siblings) : "";
 }
 

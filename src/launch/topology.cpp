@@ -79,8 +79,7 @@ std::vector<std::vector<int>> partition_cpus_by_locality(const std::vector<int>&
 std::vector<std::vector<int>> device_cpu_partitions(const std::vector<std::string>& gpu_ids, int n) {
   std::vector<int> allowed = allowed_cpus();
   std::string why;
-  const ThreadSiblings siblings =
-      read_thread_siblings("/sys/devices/system/cpu", allowed, why).value_or(ThreadSiblings{});
+  const ThreadSiblings siblings = read_thread_siblings(kCpuSysfsRoot, allowed, why).value_or(ThreadSiblings{});
   Nvml& nvml = Nvml::instance();
   if (gpu_ids.empty() || static_cast<int>(gpu_ids.size()) < n || !nvml.available())
     return partition_cpus_by_core(allowed, n, siblings);

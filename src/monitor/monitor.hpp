@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sys/clock.hpp"
+#include "sys/cpu_topology.hpp"
 
 namespace milabench {
 
@@ -31,7 +32,7 @@ struct MonitorOptions {
   std::string proc_dir = "/proc/self";                    // process to watch
   std::string powercap_root = "/sys/class/powercap";      // RAPL
   std::string proc_stat = "/proc/stat";                   // per-CPU busy time
-  std::string cpu_root = "/sys/devices/system/cpu";       // per-CPU thermal-throttle time, thread siblings
+  std::string cpu_root = kCpuSysfsRoot;                   // per-CPU thermal-throttle time, thread siblings
   std::string cgroup_root = "/sys/fs/cgroup";             // the run's cgroup v2 memory.pressure, where it has one
   std::string memory_pressure = "/proc/pressure/memory";  // else the system's
   std::vector<int> cpus;                                  // the run's CPUs; empty = this process's affinity

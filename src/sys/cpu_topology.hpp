@@ -19,6 +19,10 @@ std::vector<int> parse_cpu_list(const std::string& text);
 // {0,1,2,5,7,8} -> "0-2,5,7-8" (runs of consecutive ids in the given order).
 std::string cpu_list_string(const std::vector<int>& cpus);
 
+// The kernel's per-CPU sysfs folder (cpuN/topology, cpuN/thermal_throttle);
+// tests pass a fake one in its place.
+inline constexpr const char* kCpuSysfsRoot = "/sys/devices/system/cpu";
+
 // CPU id -> the CPUs of its core (itself included, ascending). A CPU absent
 // from the map counts as a core of its own.
 using ThreadSiblings = std::map<int, std::vector<int>>;

@@ -85,9 +85,12 @@ std::string trend_charts_html(const std::vector<TestTrend>& trends) {
     const std::string svg = trend_chart(t);
     if (svg.empty()) continue;
     const bool reg = !t.points.empty() && t.points.back().regression;
+    int contended = 0;
+    for (const auto& p : t.points) contended += p.contended;
+    std::string about = t.machine + ", arguments " + t.config + (t.inputs.empty() ? "" : ", " + t.inputs);
+    if (contended) about += "; " + std::to_string(contended) + " contended run(s) left out";
     out += "<div class=\"fig\"><h3>" + html_escape(t.test) + (reg ? " <span class=\"bad\">REGRESSION</span>" : "") +
-           "</h3><p class=\"small\">" + html_escape(t.machine + ", arguments " + t.config) + "</p>\n" + svg +
-           "</div>\n";
+           "</h3><p class=\"small\">" + html_escape(about) + "</p>\n" + svg + "</div>\n";
   }
   return out.empty() ? "" : "<div class=\"charts\">\n" + out + "</div>\n";
 }

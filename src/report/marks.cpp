@@ -52,12 +52,21 @@ std::string row_marks(const ReportRow& r) {
 }
 
 std::string compare_mark(const ReportRow& r) {
-  const auto ours = only_in(r.stand_ins, r.base_stand_ins), theirs = only_in(r.base_stand_ins, r.stand_ins);
-  std::string out;
-  if (!ours.empty()) out += "stand-in on this side only: " + joined(ours);
-  if (!theirs.empty())
-    out += std::string(out.empty() ? "" : "; ") + "stand-in on the baseline's side only: " + joined(theirs);
-  return out;
+  std::vector<std::string> parts;
+  const auto one_side = [&](const std::vector<std::string>& here, const std::vector<std::string>& there,
+                            const std::string& what) {
+    if (const auto ours = only_in(here, there); !ours.empty())
+      parts.push_back(what + " on this side only: " + joined(ours));
+    if (const auto theirs = only_in(there, here); !theirs.empty())
+      parts.push_back(what + " on the baseline's side only: " + joined(theirs));
+  };
+  one_side(r.stand_ins, r.base_stand_ins, "stand-in");
+  one_side(r.shortcuts, r.base_shortcuts, "opt-in shortcut");
+  // Both sides must record their arguments: the 2020 baselines do not.
+  if (!r.arguments.empty() && !r.base_arguments.empty() && r.arguments != r.base_arguments)
+    parts.push_back("arguments (" + joined(r.arguments, "), (") + ") here, (" + joined(r.base_arguments, "), (") +
+                    ") in the baseline");
+  return joined(parts, "; ");
 }
 
 std::vector<std::string> fidelity_lines(const ReportData& d) {

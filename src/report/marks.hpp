@@ -24,8 +24,10 @@ std::vector<std::string> inventory_names(const nlohmann::json& entry, const std:
 std::string row_marks(const ReportRow& r);
 
 // With compare: why the ratio compares different work, e.g. "stand-in on
-// this side only: pong_like_game"; "" when both sides ran on the same
-// stand-ins (none, or the same ones).
+// this side only: pong_like_game", "opt-in shortcut on the baseline's side
+// only: reduced_decode", "arguments (--batch-size 32) here, (--batch-size
+// 64) in the baseline" (when both sides record them); "" when both sides
+// ran the same work.
 std::string compare_mark(const ReportRow& r);
 
 // One sentence per test that used shortcuts or stand-ins, for the lines

@@ -68,6 +68,22 @@ std::map<std::string, std::vector<std::string>> summary_context(const json& summ
 
 }  // namespace
 
+// The summary entry's "arguments" (a list of argument lists), each list
+// joined by spaces, sorted and distinct.
+std::vector<std::string> argument_lists(const json& entry) {
+  std::set<std::string> out;
+  const json lists = entry.is_object() ? entry.value("arguments", json()) : json();
+  if (!lists.is_array()) return {};
+  for (const auto& list : lists) {
+    if (!list.is_array()) continue;
+    std::string words;
+    for (const auto& w : list)
+      if (w.is_string()) words += (words.empty() ? "" : " ") + w.get<std::string>();
+    out.insert(words);
+  }
+  return {out.begin(), out.end()};
+}
+
 double baseline_adjusted(const ReportRow& b) { return b.perf - std::min(b.std, b.perf); }
 
 ReportRow make_row(const std::string& name, const json& entry) {
@@ -88,6 +104,7 @@ ReportRow make_row(const std::string& name, const json& entry) {
   r.perf_base = r.perf_ratio = r.perf_base_adj = r.perf_ratio_adj = kNaN;
   r.shortcuts = inventory_names(entry, "shortcuts");
   r.stand_ins = inventory_names(entry, kStandInsKey);
+  r.arguments = argument_lists(entry);
   if (const json c = entry.is_object() ? entry.value("contended_runs", json()) : json(); c.is_object())
     r.contended_runs = static_cast<int>(c.size());
   const json energy = entry.is_object() ? entry.value("energy", json()) : json();
@@ -208,6 +225,8 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
       fill_row_evidence(b, baseline[name]);
       r.perf_base = b.perf;
       r.base_stand_ins = b.stand_ins;
+      r.base_shortcuts = b.shortcuts;
+      r.base_arguments = b.arguments;
       r.perf_ratio = r.perf / b.perf;
       r.perf_base_adj = baseline_adjusted(b);
       r.perf_ratio_adj = r.perf_adj / r.perf_base_adj;

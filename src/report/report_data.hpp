@@ -37,6 +37,11 @@ struct ReportRow {
   // the original's: results/stand_ins.hpp), from the summary's inventory;
   // with compare, the baseline's too (report/marks.hpp words them).
   std::vector<std::string> stand_ins, base_stand_ins;
+  std::vector<std::string> base_shortcuts;  // with compare: the baseline's shortcuts
+  // The distinct argument lists of its runs (summary "arguments"), each
+  // joined by spaces, sorted; with compare, the baseline's. Empty when the
+  // summary has none (the 2020 baselines).
+  std::vector<std::string> arguments, base_arguments;
   int window_flags = 0;    // runs whose summary window is short or holds warm-up (results directory only)
   int contended_runs = 0;  // runs that shared their devices in their window (summary "contended_runs")
   // Mean over runs whose power was measured (summary "energy"); NaN otherwise.

@@ -14,13 +14,18 @@ struct TrendPoint {
   std::string when;           // the suite run's start, "YYYY-mm-dd HH:MM:SS" UTC
   double perf = NAN;          // mean perf of its runs, examples/s
   double lo = NAN, hi = NAN;  // its 95% interval (NaN: too few runs)
-  int n = 0, fail = 0;
-  std::string verdict;      // against the previous points (the report's sentence); "" for the first
-  bool regression = false;  // slower, significant, and beyond the margin
+  int n = 0, fail = 0;        // of the runs it judges: counted runs that had their devices to themselves
+  int contended = 0;          // counted runs left out: they shared their devices (ResultRecord::contended)
+  std::string verdict;        // against the previous points (the report's sentence); "" for the first
+  bool regression = false;    // slower, significant, and beyond the margin
+  // What its runs' inventory (the summary's: libtorch_version, driver,
+  // gpu_model, milarun ...) changed since the point before: "KEY a -> b".
+  std::vector<std::string> changes;
 };
 
 struct TestTrend {
   std::string test, machine, config;  // config: the arguments as JSON text
+  std::string inputs;                 // "synthetic data", "opt-in shortcuts [...]", both, or "" (real data)
   std::vector<TrendPoint> points;     // oldest first
 };
 

@@ -38,6 +38,26 @@ std::string absolute_dir(const std::string& path) {
   return ec ? path : p.string();
 }
 
+std::optional<SuiteRunInfo> folder_identity(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return std::nullopt;
+  std::optional<SuiteRunInfo> out;
+  for (const auto& path : json_files_in(dir, /*recursive=*/true)) {
+    try {
+      const json doc = read_json_file(path, kMaxResultFileBytes);
+      run_row(file_name(path), doc);  // a result document? (throws the reader's reason)
+      if (!out) out = SuiteRunInfo{"", absolute_dir(dir), suite_name_of(doc), "", "", ""};
+      if (doc.contains("hostname") && doc["hostname"].is_string()) {
+        out->machine = doc["hostname"];
+        break;
+      }
+    } catch (const std::exception&) {  // not a result: import_directory names it
+    }
+  }
+  if (out && out->machine.empty()) out->machine = host_name();
+  return out;
+}
+
 ImportCounts import_directory(ResultStore& store, const std::string& dir, std::ostream& warn) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) throw std::invalid_argument(dir + ": not a directory (pass a results folder)");

@@ -4,6 +4,7 @@
 // so a re-import, a --resume or two recorders of one folder never duplicate.
 #pragma once
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 #include <string>
@@ -46,6 +47,12 @@ class SuiteRecorder {
   std::string machine_;
   std::set<std::string> seen_;
 };
+
+// The machine and suite of a results folder's runs: the first result file's
+// "hostname" (this machine's when none has one) and name prefix ("cpu" of
+// "cpu.vae"); outdir is the folder made absolute. nullopt when it holds no
+// result file (or is no folder).
+std::optional<SuiteRunInfo> folder_identity(const std::string& dir);
 
 // This machine's host name.
 std::string host_name();

@@ -130,3 +130,30 @@ TEST(StandIns, CompareSaysWhenTheTwoSidesRanDifferentWork) {
   ReportData reverse = build_report(original, json(), ours, 0, false, "");
   EXPECT_EQ(compare_mark(reverse.rows[0]), "stand-in on the baseline's side only: pong_like_game");
 }
+
+// Two summaries of ours both record each test's arguments: a ratio of runs
+// made with other arguments, or with an opt-in shortcut on one side only,
+// compares different work (a `--compare @last` after `-- --batch-size 32`).
+TEST(StandIns, CompareSaysWhenTheTwoSidesRanOtherArgumentsOrShortcuts) {
+  json ours = marked_summary();
+  for (auto& [name, entry] : ours.items()) entry["arguments"] = json::parse(R"([["--batch-size", "64"]])");
+  json base = ours;
+  base["s.plain"]["arguments"] = json::parse(R"([["--batch-size", "32"], ["--batch-size", "64"]])");
+  base["s.conv"]["inventory"].erase("shortcuts");
+  ReportData d = build_report(ours, json(), base, 0, false, "");
+  std::ostringstream out;
+  print_report(d, out);
+  EXPECT_NE(out.str().find("NOT COMPARABLE WITH THE BASELINE: s.plain (arguments (--batch-size 64) here, "
+                           "(--batch-size 32), (--batch-size 64) in the baseline)"),
+            std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("NOT COMPARABLE WITH THE BASELINE: s.conv (opt-in shortcut on this side only: "
+                           "reduced_decode)"),
+            std::string::npos)
+      << out.str();
+  EXPECT_EQ(out.str().find("NOT COMPARABLE WITH THE BASELINE: s.atari"), std::string::npos) << out.str();
+  // A baseline without arguments (the 2020 ones) says nothing of them.
+  for (auto& [name, entry] : base.items()) entry.erase("arguments");
+  for (const auto& r : build_report(ours, json(), base, 0, false, "").rows)
+    EXPECT_EQ(compare_mark(r).find("arguments"), std::string::npos) << r.name;
+}

@@ -8,6 +8,8 @@
 
 #include "measure/stats_intervals.hpp"
 #include "measure/steady_state.hpp"
+#include "measure/summary_window.hpp"
+#include "measure/window_rule.hpp"
 #include "report/evidence.hpp"
 #include "report/report_data.hpp"
 
@@ -157,6 +159,46 @@ double warmup_flag_rate(double phi, int slices, bool step, int trials, uint64_t 
     flagged += !check_window(v, o).steady;
   }
   return static_cast<double>(flagged) / trials;
+}
+
+WindowRuleEffect window_rule_effect(double phi, double approach, int count_slices, int trials, uint64_t seed) {
+  constexpr int kMaxExtension = 120;  // slices: --max-extension 60 s
+  constexpr double kSliceSeconds = 0.5;
+  Rng g(seed);
+  WindowRuleEffect out;
+  const double innovation = std::sqrt(1 - phi * phi);
+  const auto level = [approach](int i) { return 1000 * (1 - approach * std::exp(-0.5 * (i + 1) / 8.0)); };
+  std::vector<double> v;
+  for (int t = 0; t < trials; ++t) {
+    v.clear();
+    double e = g.normal();
+    for (int i = 0; i < count_slices + kMaxExtension; ++i) {
+      e = phi * e + innovation * g.normal();
+      v.push_back(level(i) * (1 + 0.05 * e));
+    }
+    // The slice count at which each rule stops.
+    int stop = -1, stop_warm_only = -1;
+    for (int k = count_slices; k <= count_slices + kMaxExtension && (stop < 0 || stop_warm_only < 0); ++k) {
+      const WindowState w = summary_window_state(std::vector<double>(v.begin(), v.begin() + k), kSliceSeconds);
+      if (stop < 0 && (w.clear() || k == count_slices + kMaxExtension)) stop = k;
+      if (stop_warm_only < 0 && ((!w.too_short && w.warm_in_window == 0) || k == count_slices + kMaxExtension))
+        stop_warm_only = k;
+    }
+    const auto error = [&](int k) {
+      const std::vector<double> r(v.begin(), v.begin() + k);
+      return std::fabs(summary_window_mean(r) / level(k - 1) - 1);
+    };
+    out.extended += stop > count_slices;
+    out.extended_warm_only += stop_warm_only > count_slices;
+    out.mean_s += (stop - count_slices) * kSliceSeconds;
+    out.mean_s_warm_only += (stop_warm_only - count_slices) * kSliceSeconds;
+    out.error += error(stop);
+    out.error_warm_only += error(stop_warm_only);
+  }
+  for (double* x :
+       {&out.extended, &out.extended_warm_only, &out.mean_s, &out.mean_s_warm_only, &out.error, &out.error_warm_only})
+    *x /= trials;
+  return out;
 }
 
 VerdictRates verdict_rates(double diff, size_t runs, double margin_pct, int trials, uint64_t seed) {

@@ -44,6 +44,22 @@ double unsteady_rate(double phi, int slices, double trend, int trials, uint64_t 
 // trend_guard: SteadyOptions::trend_guard (negative: the default).
 double warmup_flag_rate(double phi, int slices, bool step, int trials, uint64_t seed, int trend_guard = -1);
 
+// The window rule (measure/window_rule.hpp) on runs whose --max-count is
+// met after `count_slices` slices of 0.5 s: each closed slice it checks the
+// summary window and goes on until clear (at most 120 slices, the 60 s of
+// --max-extension). The rate: 1000/s times (1 - `approach` exp(-t / 8 s)),
+// with AR(1) noise (correlation phi, 5% marginal sd); approach 0 is a flat
+// run. Per rule: with the rising check (clear()) and without it (warm-up
+// only, the rule before 2026-12-07).
+struct WindowRuleEffect {
+  double extended = 0, extended_warm_only = 0;  // share of runs extended
+  double mean_s = 0, mean_s_warm_only = 0;      // mean extension, seconds (all runs)
+  // Mean |window mean / true level at the window's end - 1|: the error of
+  // the perf the summary takes.
+  double error = 0, error_warm_only = 0;
+};
+WindowRuleEffect window_rule_effect(double phi, double approach, int count_slices, int trials, uint64_t seed);
+
 // Verdict shares of `milarun report --compare` on one test whose true
 // difference is `diff` (fraction; this side slower by it), 5% normal
 // run-to-run noise, `runs` runs a side on one device. margin_pct NaN: the

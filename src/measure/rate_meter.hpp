@@ -37,7 +37,8 @@ struct MeterOptions {
   // original's stop): once --max-count is reached (and --min-duration
   // timed), the run goes on until its summary window holds only steady
   // slices (measure/window_rule.hpp: 20 slices, the warm-up over before the
-  // window), for at most `max_extension` more timed seconds. On a fast GPU
+  // window and its rate no longer rising), for at most `max_extension` more
+  // timed seconds. On a fast GPU
   // the original's counts end some runs within seconds, while set-up and
   // warm-up still fill the window.
   bool window_rule = true;

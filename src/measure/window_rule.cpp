@@ -10,7 +10,12 @@ namespace milabench {
 WindowState summary_window_state(const std::vector<double>& rates, double sample_duration) {
   SteadyOptions so;
   so.sample_duration = sample_duration;
-  return summary_window_state(static_cast<int>(rates.size()), warmup_seconds(rates, so), sample_duration);
+  WindowState w = summary_window_state(static_cast<int>(rates.size()), warmup_seconds(rates, so), sample_duration);
+  if (!w.too_short) {
+    const WindowCheck c = check_window(rates, so);
+    w.rising = c.long_enough && c.drift > so.max_drift && c.trend_p < so.trend_alpha;
+  }
+  return w;
 }
 
 WindowState summary_window_state(int slices, double warmup_s, double sample_duration) {

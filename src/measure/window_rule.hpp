@@ -15,14 +15,19 @@ struct WindowState {
   double warmup_s = NAN;   // steady_state's warm-up (NaN: the series is too short to tell)
   int warm_in_window = 0;  // warm-up slices inside the window
   bool too_short = false;  // fewer than 20 slices: the window has fewer than 18
+  // The window's rate still rises: check_window's trend (beyond max_drift,
+  // significant at trend_alpha) with a positive drift, a warm-up the
+  // detector's band let through (a slow approach under noisy slices).
+  bool rising = false;
   // The window holds only steady slices.
-  bool clear() const { return !too_short && warm_in_window == 0; }
+  bool clear() const { return !too_short && warm_in_window == 0 && !rising; }
 };
 
 // From a run's rates (slices of `sample_duration` seconds): warm-up by
-// measure/steady_state's warmup_seconds.
+// measure/steady_state's warmup_seconds, rising by its check_window.
 WindowState summary_window_state(const std::vector<double>& rates, double sample_duration);
-// The same from a known slice count and warm-up (seconds; NaN: unknown).
+// The same from a known slice count and warm-up (seconds; NaN: unknown);
+// rising is not known (false): the report words a trend itself.
 WindowState summary_window_state(int slices, double warmup_s, double sample_duration);
 
 }  // namespace milabench

@@ -252,6 +252,10 @@ ReportData build_report(const json& summary, const json& weights, const json& ba
       base_rows.push_back(b);
     }
     d.inventory_diffs = inventory_differences(summary, baseline);
+    // A baseline of ours (a summary file, @last) carries its own flags: a
+    // contended or duplicated baseline moves every ratio against it.
+    for (const auto& line : summary_flag_lines(baseline, "the baseline's machine"))
+      d.result_flags.push_back("IN THE BASELINE: " + line);
   }
   fill_scores(d, weights, base_rows);
   if (d.covered_tests < d.weighted_tests) {  // the interval covers the tests with results only

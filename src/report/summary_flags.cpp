@@ -91,7 +91,7 @@ void SummaryFlags::write(const std::string& test, json& entry, std::vector<std::
       test, argument_sets_.size(), list)));
 }
 
-std::vector<std::string> summary_flag_lines(const json& summary) {
+std::vector<std::string> summary_flag_lines(const json& summary, const std::string& machine) {
   std::vector<std::string> lines;
   if (!summary.is_object()) return lines;
   for (const auto& [test, e] : summary.items()) {
@@ -110,8 +110,8 @@ std::vector<std::string> summary_flag_lines(const json& summary) {
     if (e.contains("contended_runs") && e["contended_runs"].is_object() && !e["contended_runs"].empty())
       lines.push_back(fmt::format(
           "CONTENDED: {} has {} run(s) that did not have their devices to themselves during the summary window "
-          "({}): their rates may understate this machine",
-          name, e["contended_runs"].size(), contended_runs_text(e["contended_runs"])));
+          "({}): their rates may understate {}",
+          name, e["contended_runs"].size(), contended_runs_text(e["contended_runs"]), machine));
     if (e.contains("arguments") && e["arguments"].is_array() && e["arguments"].size() > 1) {
       std::string list;
       for (const auto& s : e["arguments"]) {

@@ -251,6 +251,14 @@ TEST(SummaryFlags, RunsThatSharedTheirCpusAreCountedAndFlagged) {
             std::string::npos)
       << report;
   EXPECT_NE(report.find("[contended: 1 run(s)]"), std::string::npos) << report;  // beside the test's numbers
+  // The same summary as a --compare baseline (a summary file of ours, @last): its flag is shown too.
+  std::ostringstream against;
+  print_report(build_report(summary, json(), summary, 0, false, ""), against);
+  EXPECT_NE(against.str().find("IN THE BASELINE: CONTENDED: s.a has 1 run(s) that did not have their devices to "
+                               "themselves during the summary window (other processes used up to 34% of their CPUs' "
+                               "time): their rates may understate the baseline's machine"),
+            std::string::npos)
+      << against.str();
   const auto rec = parse_result_record(with_share("0.0", 0.34)).value();
   EXPECT_EQ(contention_note(rec), "CONTENDED: other processes used 34% of its CPUs during its summary window");
   EXPECT_EQ(contention_note(parse_result_record(with_share("1.0", 0.02)).value()), "");

@@ -1,5 +1,6 @@
 #include "measure/rate_meter.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "measure/summary_window.hpp"
@@ -48,14 +49,17 @@ bool RateMeter::step(int64_t n) {
     end = clock_();
   }
   const size_t before = rates_.size();
+  const double carried = current_;  // the open slice's seconds before this block
   elapse(end - block_start_, static_cast<double>(n));
   total_count_ += n;
   end_ = last_return_ = clock_();
   ended_ = true;
   block_open_ = false;
   const bool closed = rates_.size() > before;
-  slice_ends_.resize(rates_.size(), end);
-  if (closed && opts_.until_stable && !stable_) stable_ = settled(rates_, opts_.steady);
+  for (size_t k = before; k < rates_.size(); ++k)
+    slice_ends_.push_back(
+        std::min(end, block_start_ + static_cast<double>(k - before + 1) * opts_.sample_duration - carried));
+  if (closed && opts_.until_stable && !stable_) stable_ = settled(rates_, opts_.steady) && !stopped_in_window();
   update_window_rule(closed);
   return closed;
 }
@@ -65,7 +69,14 @@ void RateMeter::update_window_rule(bool slice_closed) {
   if (total_count_ < opts_.max_count || total_time_ < opts_.min_duration) return;
   const bool first = count_met_time_ < 0;
   if (first) count_met_time_ = total_time_, count_met_count_ = total_count_;
-  if (first || slice_closed) window_clear_ = summary_window_state(rates_, opts_.sample_duration).clear();
+  if (first || slice_closed)
+    window_clear_ = summary_window_state(rates_, opts_.sample_duration).clear() && !stopped_in_window();
+}
+
+bool RateMeter::stopped_in_window() const {
+  if (!stopped_probe_) return false;
+  const auto span = window_span();
+  return span && stopped_probe_(span->first, span->second) > 0;
 }
 
 double RateMeter::extended_time() const { return count_met_time_ < 0 ? 0.0 : total_time_ - count_met_time_; }

@@ -69,6 +69,14 @@ class RateMeter {
   // Whether a block that would close a slice syncs the device first (the
   // original's `sync=` argument: torch_settings.sync or None). Default true.
   void set_sync_enabled(bool on) { sync_enabled_ = on; }
+  // Seconds of [t0, t1] (the meter's clock) the process was stopped, not
+  // running at all (monitor/stopped_time.hpp; the harness passes the
+  // monitor's). A block that spans a stop is timed as work, so its slices
+  // understate the device: a summary window that holds such time is not
+  // clear for the window rule, nor settled for --until-stable. Without a
+  // probe no stop is known.
+  using StoppedProbe = std::function<double(double t0, double t1)>;
+  void set_stopped_probe(StoppedProbe probe) { stopped_probe_ = std::move(probe); }
   // RateLogger.done(): count() >= max_count (when max_count > 0), at least
   // min_duration seconds timed and, under the window rule, the summary
   // window clear of warm-up (or max_extension spent); or, with
@@ -100,8 +108,10 @@ class RateMeter {
   // The summary window (measure/summary_window.hpp) on the meter's clock:
   // from the end of the slice before its first one (the first block's start
   // for slice 0) to the end of its last slice; the whole run when the window
-  // is empty (fewer than 3 slices). nullopt before any slice. What the
-  // monitor checks for other processes on the run's CPUs.
+  // is empty (fewer than 3 slices). nullopt before any slice. A slice ends
+  // where its time ran out inside the block that closed it, so the slices a
+  // long block fills share that block's time in order. What the monitor
+  // checks for other processes on the run's CPUs and for stops.
   std::optional<std::pair<double, double>> window_span() const;
   // The caller's own work since the last step() (reading a loss, progress)
   // is not timed: an implicit next block starts now, not at that step().
@@ -116,13 +126,15 @@ class RateMeter {
  private:
   void elapse(double duration, double count);  // RateLogger.elapse
   bool would_log(double duration) const { return current_ + duration >= opts_.sample_duration; }
+  bool stopped_in_window() const;
 
   MeterOptions opts_;
   Clock clock_;
   Sync sync_;
   bool sync_enabled_ = true;
+  StoppedProbe stopped_probe_;
   std::vector<double> rates_;
-  std::vector<double> slice_ends_;  // clock value when each rate was appended
+  std::vector<double> slice_ends_;  // clock value where each slice's time ran out
   double current_ = 0;              // seconds in the open slice
   double slice_count_ = 0;          // examples in the open slice (fractional after a carry)
   int64_t total_count_ = 0;

@@ -98,7 +98,9 @@ struct Monitor::State {
   std::vector<std::string> notes;
 };
 
-Monitor::Monitor(MonitorOptions o) : opt_(std::move(o)), st_(std::make_unique<State>()) {}
+Monitor::Monitor(MonitorOptions o) : opt_(std::move(o)), st_(std::make_unique<State>()) {
+  if (!opt_.clock) opt_.clock = &steady_clock();
+}
 
 Monitor::~Monitor() {
   if (running_) stop();
@@ -146,7 +148,6 @@ void Monitor::start() {
   }
   s.pressure = find_memory_pressure(opt_.proc_dir, opt_.cgroup_root, opt_.memory_pressure, why);
   if (!s.pressure) s.notes.push_back("memory stall: " + why);
-  if (!opt_.clock) opt_.clock = &steady_clock();
   s.start = opt_.clock->now();
   take_sample();
   running_ = true;
@@ -157,10 +158,27 @@ void Monitor::start() {
 void Monitor::loop() {
   std::unique_lock<std::mutex> lock(mu_);
   double next = st_->start + opt_.interval_s;  // samples fall at start + k·interval
-  while (!opt_.clock->wait_until(lock, cv_, next, [this] { return stop_requested_; })) {
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> g(stopped_mu_);
+      stopped_.waiting(std::max(next, opt_.clock->now()));
+    }
+    const bool stop = opt_.clock->wait_until(lock, cv_, next, [this] { return stop_requested_; });
+    const double now = opt_.clock->now();
+    {
+      std::lock_guard<std::mutex> g(stopped_mu_);
+      stopped_.woke(now);
+    }
+    if (stop) break;
     take_sample();
-    next += opt_.interval_s;
+    do next += opt_.interval_s;  // after a stop, the samples it missed are skipped, not taken in a burst
+    while (next <= now);
   }
+}
+
+double Monitor::stopped_between(double t0, double t1) {
+  std::lock_guard<std::mutex> g(stopped_mu_);
+  return stopped_.seconds_between(t0, t1, opt_.clock->now());
 }
 
 // Called with mu_ held.
@@ -227,6 +245,11 @@ json Monitor::stop(std::optional<std::pair<double, double>> window) {
   running_ = false;
   take_sample();
   const State& s = *st_;
+  json stopped;
+  {
+    std::lock_guard<std::mutex> g(stopped_mu_);
+    stopped = stopped_.to_json(window);
+  }
 
   json gpu_monitor = json::object();
   std::optional<double> gpu_energy;
@@ -268,6 +291,7 @@ json Monitor::stop(std::optional<std::pair<double, double>> window) {
       {"cpu_throttle", s.cpu_throttle ? share_json(json::object(), *s.cpu_throttle, window) : json(nullptr)},
       {"memory_stall",
        s.pressure ? memory_stall_json(s.pressure->scope, s.memory_stall, s.major_faults, window) : json(nullptr)},
+      {"stopped", stopped},
       {"notes", s.notes}};
   return {{"gpu_monitor", gpu_monitor}, {"monitor", monitor}};
 }

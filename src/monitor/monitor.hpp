@@ -6,7 +6,8 @@
 // other processes used, how busy the hyperthreads of its cores outside its
 // CPUs were, and the time its CPUs ran throttled for heat
 // (monitor/cpu_share.hpp), and the time the run stalled on memory
-// (monitor/memory_pressure.hpp).
+// (monitor/memory_pressure.hpp), and when the process did not run at all
+// (monitor/stopped_time.hpp).
 #pragma once
 #include <condition_variable>
 #include <memory>
@@ -18,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "monitor/stopped_time.hpp"
 #include "sys/clock.hpp"
 #include "sys/cpu_topology.hpp"
 
@@ -57,7 +59,7 @@ class Monitor {
   //                "cpu_energy": {...} | null, "gpu_energy_j", "cpu_energy_j",
   //                "energy_j", "power_measured", "foreign_cpu": {...} | null,
   //                "sibling_cpu": {...} | null, "memory_stall": {...} | null,
-  //                "cpu_throttle": {...} | null,
+  //                "cpu_throttle": {...} | null, "stopped": {...},
   //                "notes": [...]}}
   // (schema and units: docs/result-format.md). `window` is the summary
   // window's [start, end] on the monitor's clock (the rate meter's slices):
@@ -67,6 +69,12 @@ class Monitor {
   nlohmann::json stop(std::optional<std::pair<double, double>> window = std::nullopt);
 
   int samples() const;
+
+  // Seconds of [t0, t1] (this monitor's clock) the process was stopped, a
+  // stop that has just ended included (StoppedTime::seconds_between); 0
+  // before start(). Thread-safe and cheap: the rate meter's window rule asks
+  // it once per closed slice.
+  double stopped_between(double t0, double t1);
 
  private:
   struct State;
@@ -80,6 +88,8 @@ class Monitor {
   std::condition_variable cv_;
   bool running_ = false;
   bool stop_requested_ = false;
+  std::mutex stopped_mu_;  // guards stopped_ alone: a query never waits for a sample
+  StoppedTime stopped_;
 };
 
 }  // namespace milabench

@@ -42,6 +42,7 @@ std::string contended_runs_text(const json& runs) {
         "they read pages back from disk while memory stalls took up to {:.0f}% of the time");
   share(most("cpu_throttle_share"), "their CPUs ran throttled for heat up to {:.0f}% of the time");
   share(most("gpu_slowdown_share"), "a GPU of theirs ran slowed down (heat or power brake) up to {:.0f}% of the time");
+  share(most("stopped_share"), "their process was stopped, not running at all, up to {:.0f}% of the time");
   if (const double n = most("other_gpu_processes"); n > 0)
     what.push_back(fmt::format("up to {:.0f} other process(es) held a GPU of theirs", n));
   std::string out;

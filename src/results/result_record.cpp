@@ -127,6 +127,7 @@ std::optional<ResultRecord> parse_result_record(const json& doc, std::string* wh
   r.memory_stall_share = window_share(stall);
   r.sibling_cpu_share = window_share(monitor.is_object() ? monitor.value("sibling_cpu", json()) : json());
   r.cpu_throttle_share = window_share(monitor.is_object() ? monitor.value("cpu_throttle", json()) : json());
+  r.stopped_share = window_share(monitor.is_object() ? monitor.value("stopped", json()) : json());
   if (const json f = stall.is_object() ? stall.value("window_major_faults_per_s", json()) : json();
       f.is_number() && std::isfinite(f.get<double>()) && f.get<double>() >= 0)
     r.major_faults_per_s = f.get<double>();
@@ -189,7 +190,8 @@ json contention_readings(const ResultRecord& r) {
           {"major_faults_per_s", value(r.major_faults_per_s)},
           {"cpu_throttle_share", value(r.cpu_throttle_share)},
           {"gpu_slowdown_share", value(r.gpu_slowdown_share)},
-          {"other_gpu_processes", value(r.other_gpu_processes)}};
+          {"other_gpu_processes", value(r.other_gpu_processes)},
+          {"stopped_share", value(r.stopped_share)}};
 }
 
 std::vector<std::string> contention_signs(const ResultRecord& r) {
@@ -208,6 +210,11 @@ std::vector<std::string> contention_signs(const ResultRecord& r) {
   if (over(r.gpu_slowdown_share))
     signs.push_back(
         fmt::format("its GPU ran slowed down (heat or power brake) {:.0f}% of the time", *r.gpu_slowdown_share * 100));
+  if (over(r.stopped_share))
+    signs.push_back(
+        fmt::format("its process was stopped, not running at all, {:.0f}% of the time (SIGSTOP, a "
+                    "debugger, a frozen cgroup)",
+                    *r.stopped_share * 100));
   if (r.other_gpu_processes && *r.other_gpu_processes > 0)
     signs.push_back(fmt::format("{} other process{} held its GPU", *r.other_gpu_processes,
                                 *r.other_gpu_processes == 1 ? "" : "es"));

@@ -40,7 +40,10 @@ constexpr double kMaxSkippedInputShare = 0.01;
 // for heat (monitor.cpu_throttle.window_share), for a CUDA run a GPU slowed
 // down for heat or a power brake (gpu_monitor.*.slowdown.window_share); or,
 // for a one-process CUDA run, another process held a CUDA context on one of
-// its GPUs (gpu_monitor.*.compute_processes). See contention_signs.
+// its GPUs (gpu_monitor.*.compute_processes); or its process was stopped, not
+// running at all (monitor.stopped.window_share: SIGSTOP, a debugger, a
+// frozen cgroup; the window rule waits such a stop out of the window where
+// --max-extension allows). See contention_signs.
 constexpr double kContendedShare = 0.10;
 constexpr double kContendedMajorFaultsPerS = 1.0;
 
@@ -89,6 +92,7 @@ struct ResultRecord {
   std::optional<double> major_faults_per_s;  // monitor.memory_stall.window_major_faults_per_s (its own)
   std::optional<double> cpu_throttle_share;  // monitor.cpu_throttle.window_share
   std::optional<double> gpu_slowdown_share;  // a CUDA run: the largest gpu_monitor.*.slowdown.window_share
+  std::optional<double> stopped_share;       // monitor.stopped.window_share (the process did not run)
 
   // contention_signs(*this) is not empty.
   bool contended() const;
@@ -122,7 +126,8 @@ std::optional<ResultRecord> parse_result_record(const nlohmann::json& doc, std::
 
 // The summary's record of a run's contention readings (contended_runs
 // entries): {"cpu_share", "sibling_cpu_share", "memory_stall_share", "major_faults_per_s",
-// "cpu_throttle_share", "gpu_slowdown_share", "other_gpu_processes"}, each
+// "cpu_throttle_share", "gpu_slowdown_share", "other_gpu_processes",
+// "stopped_share"}, each
 // null when unread.
 nlohmann::json contention_readings(const ResultRecord& r);
 

@@ -239,6 +239,7 @@ int run_experiment(const RunOptions& opts) {
     torch_settings = init_torch(settings.torch);
     if (!torch_settings.warning.empty()) std::cerr << "milarun run: warning: " << torch_settings.warning << "\n";
     meter.emplace(settings.meter, mono_s, torch_settings.sync);
+    meter->set_stopped_probe([&monitor](double t0, double t1) { return monitor.stopped_between(t0, t1); });
     session.emplace(*meter, torch_settings.device, id.dataroot, settings.torch.workers, settings.torch.seed);
     session->on_slice([&](int64_t count, double rate, std::optional<double> loss) {
       progress.update(mono_s() - meter->first_start(), count, rate, loss);

@@ -239,7 +239,7 @@ TEST(SummaryFlags, RunsThatSharedTheirCpusAreCountedAndFlagged) {
   EXPECT_EQ(summary["s.a"]["contended_runs"]["s.a.J0.0.20260101-000000-000001.json"],
             json::parse(R"({"cpu_share": 0.34, "sibling_cpu_share": null, "memory_stall_share": null,
                             "major_faults_per_s": null, "cpu_throttle_share": null, "gpu_slowdown_share": null,
-                            "other_gpu_processes": null})"));
+                            "other_gpu_processes": null, "stopped_share": null})"));
   ASSERT_EQ(warnings.size(), 1u);
   EXPECT_NE(warnings[0].find("s.a.J0.0.20260101-000000-000001.json: other processes used 34% of its CPUs"),
             std::string::npos)

@@ -210,5 +210,5 @@ TEST(GpuSlowdown, StallsAndSlowdownsOverTheThresholdMakeARunContended) {
   EXPECT_EQ(contention_readings(r),
             nlohmann::json::parse(R"({"cpu_share": 0.4, "sibling_cpu_share": null, "memory_stall_share": 0.5,
             "major_faults_per_s": 3, "cpu_throttle_share": 0.15, "gpu_slowdown_share": 0.2,
-            "other_gpu_processes": 1})"));
+            "other_gpu_processes": 1, "stopped_share": null})"));
 }

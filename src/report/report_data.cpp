@@ -66,8 +66,6 @@ std::map<std::string, std::vector<std::string>> summary_context(const json& summ
   return out;
 }
 
-}  // namespace
-
 // The summary entry's "arguments" (a list of argument lists), each list
 // joined by spaces, sorted and distinct.
 std::vector<std::string> argument_lists(const json& entry) {
@@ -83,6 +81,8 @@ std::vector<std::string> argument_lists(const json& entry) {
   }
   return {out.begin(), out.end()};
 }
+
+}  // namespace
 
 double baseline_adjusted(const ReportRow& b) { return b.perf - std::min(b.std, b.perf); }
 

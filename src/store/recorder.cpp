@@ -24,6 +24,12 @@ std::string suite_name_of(const json& doc) {
   return name.substr(0, name.find('.'));
 }
 
+// The machine a result document names ("hostname"); "" when it names none.
+std::string machine_of(const json& doc) {
+  const json h = doc.value("hostname", json());
+  return h.is_string() ? h.get<std::string>() : "";
+}
+
 }  // namespace
 
 std::string host_name() {
@@ -47,10 +53,8 @@ std::optional<SuiteRunInfo> folder_identity(const std::string& dir) {
       const json doc = read_json_file(path, kMaxResultFileBytes);
       run_row(file_name(path), doc);  // a result document? (throws the reader's reason)
       if (!out) out = SuiteRunInfo{"", absolute_dir(dir), suite_name_of(doc), "", "", ""};
-      if (doc.contains("hostname") && doc["hostname"].is_string()) {
-        out->machine = doc["hostname"];
-        break;
-      }
+      out->machine = machine_of(doc);
+      if (!out->machine.empty()) break;
     } catch (const std::exception&) {  // not a result: import_directory names it
     }
   }
@@ -68,7 +72,7 @@ ImportCounts import_directory(ResultStore& store, const std::string& dir, std::o
     try {
       json doc = read_json_file(path, kMaxResultFileBytes);
       run_row(file_name(path), doc);  // a result document? (throws the reader's reason)
-      if (machine.empty() && doc.contains("hostname") && doc["hostname"].is_string()) machine = doc["hostname"];
+      if (machine.empty()) machine = machine_of(doc);
       docs.emplace_back(file_name(path), std::move(doc));
     } catch (const std::exception& e) {
       warn << terminal_safe("warning: not imported: " + path + ": " + e.what()) << "\n";

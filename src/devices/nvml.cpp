@@ -47,6 +47,8 @@ struct Nvml::Api {
   Ret (*clock)(Device, int, unsigned*) = nullptr;        // MHz
   Ret (*throttle)(Device, unsigned long long*) = nullptr;
   Ret (*processes)(Device, unsigned*, void*) = nullptr;  // called with room for no record: the count only
+  Ret (*power_limit)(Device, unsigned*) = nullptr;       // enforced, milliwatts
+  Ret (*default_power_limit)(Device, unsigned*) = nullptr;  // milliwatts
 
   template <class F>
   void bind(F& f, std::initializer_list<const char*> names) {
@@ -93,6 +95,8 @@ Nvml::Nvml(const std::string& library) {
   api->bind(api->clock, {"nvmlDeviceGetClockInfo"});
   api->bind(api->processes, {"nvmlDeviceGetComputeRunningProcesses_v3", "nvmlDeviceGetComputeRunningProcesses_v2",
                              "nvmlDeviceGetComputeRunningProcesses"});
+  api->bind(api->power_limit, {"nvmlDeviceGetEnforcedPowerLimit"});
+  api->bind(api->default_power_limit, {"nvmlDeviceGetPowerManagementDefaultLimit"});
   api->bind(api->throttle, {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
   if (!api->init || !api->count || !api->handle) {
     why_ = library + " lacks nvmlInit/nvmlDeviceGetCount/nvmlDeviceGetHandleByIndex";
@@ -132,6 +136,9 @@ std::optional<GpuInfo> Nvml::info(int index) const {
   if (api_->uuid && api_->uuid(d, buf, sizeof buf - 1) == 0) g.uuid = buf;
   PciInfo p{};
   if (api_->pci && api_->pci(d, &p) == 0) g.pci_bus_id = std::string(p.bus_id, strnlen(p.bus_id, sizeof p.bus_id));
+  unsigned mw = 0;
+  if (api_->power_limit && api_->power_limit(d, &mw) == 0) g.power_limit_w = mw / 1000.0;
+  if (api_->default_power_limit && api_->default_power_limit(d, &mw) == 0) g.default_power_limit_w = mw / 1000.0;
   return g;
 }
 

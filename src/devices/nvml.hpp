@@ -15,6 +15,9 @@ struct GpuInfo {
   std::string name;        // "NVIDIA H100 80GB HBM3"
   std::string uuid;        // "GPU-..."
   std::string pci_bus_id;  // "00000000:3B:00.0" as NVML gives it
+  // The power limit the driver enforces and the board's default, watts
+  // (nvidia-smi -pl lowers the first); nullopt when unread.
+  std::optional<double> power_limit_w, default_power_limit_w;
 };
 
 // One reading of one GPU; a field is nullopt when the GPU/driver does not report it.

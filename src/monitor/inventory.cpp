@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -58,6 +59,30 @@ std::string nvidia_driver_version(const std::string& line) {
   return "";
 }
 
+nlohmann::json gpu_power_limits(const Nvml& nvml) {
+  nlohmann::json out = nlohmann::json::array();
+  auto watts = [](const std::optional<double>& w) { return w ? nlohmann::json(*w) : nlohmann::json(nullptr); };
+  for (int i = 0, n = nvml.device_count(); i < n; ++i)
+    if (auto g = nvml.info(i))
+      out.push_back({{"limit_w", watts(g->power_limit_w)}, {"default_w", watts(g->default_power_limit_w)}});
+  return out;
+}
+
+std::vector<std::string> cpu_governors(const std::string& cpu_root) {
+  std::set<std::string> found;
+  if (DIR* d = opendir(cpu_root.c_str())) {
+    while (dirent* e = readdir(d)) {
+      const std::string name = e->d_name;
+      if (name.size() < 4 || name.rfind("cpu", 0) != 0 || !std::isdigit(static_cast<unsigned char>(name[3]))) continue;
+      std::ifstream in(cpu_root + "/" + name + "/cpufreq/scaling_governor");
+      std::string g;
+      if (in >> g) found.insert(g);
+    }
+    closedir(d);
+  }
+  return {found.begin(), found.end()};
+}
+
 double peak_rss_mb() {
   std::string v = proc_field("/proc/self/status", "VmHWM");
   return v.empty() ? 0.0 : std::stod(v) / 1024.0;  // kB -> MiB
@@ -88,6 +113,8 @@ nlohmann::json machine_inventory() {
     }
   }
   inv["gpus"] = gpus;
+  inv["gpu_power_limits"] = gpu_power_limits(nvml);
+  inv["cpu_governors"] = cpu_governors();
   inv["driver"] = nullptr;
   std::ifstream ver("/proc/driver/nvidia/version");
   std::string line;

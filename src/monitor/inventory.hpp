@@ -3,13 +3,27 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
+
+#include "sys/cpu_topology.hpp"
 
 namespace milabench {
 
+class Nvml;
+
 // hostname, cpu_model, cpu_count, ram_mb, kernel, gpus (NVML names when it
 // loads, else /proc/driver/nvidia; no CUDA init), driver (NVIDIA kernel
-// module version or null).
+// module version or null), gpu_power_limits, cpu_governors (below): how the
+// machine was configured, which moves its rates as much as its parts do.
 nlohmann::json machine_inventory();
+
+// Per NVML GPU, in index order: {"limit_w": the power limit the driver
+// enforces, "default_w": the board's default}, each null when unread; [] without NVML.
+nlohmann::json gpu_power_limits(const Nvml& nvml);
+
+// The distinct cpufreq governors of the CPUs under `cpu_root`
+// (cpuN/cpufreq/scaling_governor), sorted; empty without cpufreq (most VMs).
+std::vector<std::string> cpu_governors(const std::string& cpu_root = kCpuSysfsRoot);
 
 // The result's "isolation": the launcher's MILARUN_ISOLATION (JSON, see
 // launch/isolation.hpp) when set and valid, else {"kind": "affinity"} (or

@@ -18,13 +18,32 @@ namespace milabench {
 using nlohmann::json;
 using namespace evidence_json;
 
-const std::vector<std::string> kInventoryKeys = {"gpu_model", "driver",    "libtorch_version",
-                                                 "cpu_count", "isolation", "dataset"};
+const std::vector<std::string> kInventoryKeys = {"gpu_model", "driver",  "libtorch_version", "cpu_count",
+                                                 "isolation", "dataset", "gpu_power_limit",  "cpu_governor"};
 
 namespace {
 
 json num_or_null(double v) { return std::isfinite(v) ? json(v) : json(); }
 json interval_json(const Interval& i) { return i.valid() ? json::array({i.lo, i.hi}) : json(); }
+
+// The result inventory's gpu_power_limits as one text: "default" when every
+// GPU read enforces its default limit, else each lowered one, "GPU 1: 300 W
+// of 400 W default"; "" when none was read.
+std::string power_limit_text(const json& limits) {
+  std::string lowered;
+  bool read = false;
+  for (std::size_t i = 0; i < limits.size(); ++i) {
+    const json& g = limits[i];
+    const json l = g.is_object() ? g.value("limit_w", json()) : json();
+    const json d = g.is_object() ? g.value("default_w", json()) : json();
+    if (!l.is_number() || !d.is_number()) continue;
+    read = true;
+    if (l.get<double>() < d.get<double>() * kLoweredPowerLimit)
+      lowered += fmt::format("{}GPU {}: {:g} W of {:g} W default", lowered.empty() ? "" : "; ", i, l.get<double>(),
+                             d.get<double>());
+  }
+  return !read ? "" : lowered.empty() ? std::string(kDefaultPowerLimit) : lowered;
+}
 
 std::vector<double> rates_of(const json& timing) {
   std::vector<double> out;
@@ -69,6 +88,13 @@ json result_inventory(const json& r) {
     out["driver"] = inv.contains("driver") && !inv["driver"].is_null() ? str(inv["driver"]) : "none";
     if (inv.contains("libtorch_version")) out["libtorch_version"] = str(inv["libtorch_version"]);
     if (inv.contains("cpu_count")) out["cpu_count"] = str(inv["cpu_count"]);
+    if (const json p = inv.value("gpu_power_limits", json()); p.is_array())
+      if (std::string text = power_limit_text(p); !text.empty()) out["gpu_power_limit"] = text;
+    if (const json g = inv.value("cpu_governors", json()); g.is_array() && !g.empty()) {
+      std::string governors;
+      for (const auto& x : g) governors += (governors.empty() ? "" : ",") + str(x);
+      out["cpu_governor"] = governors;
+    }
   }
   // Opt-in shortcuts (less work than the original, docs/fidelity.md): "none" or their names.
   std::string cuts;

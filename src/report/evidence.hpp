@@ -33,7 +33,13 @@ struct RunEvidence {
 RunEvidence run_evidence(const std::string& label, const std::string& device, const nlohmann::json& timing);
 
 // Inventory of one result file: {key: string} for the keys it records.
+// "gpu_power_limit" is kDefaultPowerLimit when every GPU enforces its
+// board's default power limit, else the lowered ones ("GPU 1: 300 W of 400 W
+// default": under kLoweredPowerLimit of the default); "cpu_governor" the
+// cpufreq governors, comma-separated.
 nlohmann::json result_inventory(const nlohmann::json& result);
+constexpr const char* kDefaultPowerLimit = "default";
+constexpr double kLoweredPowerLimit = 0.99;
 // Adds `one` into `acc` ({key: sorted array of distinct strings}).
 void merge_inventory(nlohmann::json& acc, const nlohmann::json& one);
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "report/evidence.hpp"
 #include "results/argument_words.hpp"
 #include "results/input_checks.hpp"
 
@@ -113,6 +114,14 @@ std::vector<std::string> summary_flag_lines(const json& summary, const std::stri
           "CONTENDED: {} has {} run(s) that did not have their devices to themselves during the summary window "
           "({}): their rates may understate {}",
           name, e["contended_runs"].size(), contended_runs_text(e["contended_runs"]), machine));
+    if (const json inv = e.value("inventory", json());
+        inv.is_object() && inv.value("gpu_power_limit", json()).is_array())
+      for (const auto& v : inv["gpu_power_limit"])
+        if (v.is_string() && v.get<std::string>() != kDefaultPowerLimit)
+          lines.push_back(terminal_safe(fmt::format(
+              "POWER LIMIT: {} ran on a machine whose GPUs' power limit was lowered ({}): its rates show {} as "
+              "configured, below what its GPUs do at their default limit",
+              name, v.get<std::string>(), machine)));
     if (e.contains("arguments") && e["arguments"].is_array() && e["arguments"].size() > 1) {
       std::string list;
       for (const auto& s : e["arguments"]) {

@@ -44,8 +44,10 @@ class SummaryFlags {
 };
 
 // The lines a report prints above its table for `summary`'s flags: "DUPLICATE
-// RESULTS: ...", "MIXED ARGUMENTS: ...", "SKIPPED INPUTS: ..." and
-// "CONTENDED: ..." per test; empty when none. `machine` words whose machine
+// RESULTS: ...", "MIXED ARGUMENTS: ...", "SKIPPED INPUTS: ...",
+// "CONTENDED: ..." and "POWER LIMIT: ..." (the machine's GPUs ran under a
+// lowered power limit: result_inventory's gpu_power_limit) per test; empty
+// when none. `machine` words whose machine
 // a contended run may understate: "this machine", or for a --compare
 // baseline's own flags "the baseline's machine".
 std::vector<std::string> summary_flag_lines(const nlohmann::json& summary, const std::string& machine = "this machine");

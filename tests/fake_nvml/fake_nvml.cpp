@@ -79,6 +79,17 @@ int nvmlDeviceGetClockInfo(void* d, int type, unsigned* mhz) {
   *mhz = idx(d) ? 1980 : 1410;
   return 0;
 }
+// Both GPUs' default power limit is 400 W; GPU 1 enforces
+// FAKE_NVML_POWER_LIMIT_MW milliwatts when that is set at the query.
+int nvmlDeviceGetPowerManagementDefaultLimit(void*, unsigned* mw) {
+  *mw = 400000;
+  return 0;
+}
+int nvmlDeviceGetEnforcedPowerLimit(void* d, unsigned* mw) {
+  const char* limit = std::getenv("FAKE_NVML_POWER_LIMIT_MW");
+  *mw = idx(d) && limit ? static_cast<unsigned>(std::strtoul(limit, nullptr, 10)) : 400000;
+  return 0;
+}
 // sw_power_cap / gpu_idle; with FAKE_NVML_SLOWDOWN=1 in the environment at
 // the query, GPU 1 also reports hw_thermal_slowdown.
 int nvmlDeviceGetCurrentClocksThrottleReasons(void* d, unsigned long long* r) {

@@ -1,0 +1,70 @@
+// How the machine was configured, recorded beside its rates: the GPUs'
+// enforced power limits against their defaults (NVML) and the CPUs' cpufreq
+// governors. A lowered GPU power limit is flagged: the rates are the
+// machine's as configured, not its GPUs' at their default.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "monitor/inventory.hpp"
+#include "monitor_fakes.hpp"
+#include "report/evidence.hpp"
+#include "report/summary_flags.hpp"
+#include "scratch_dir.hpp"
+
+using namespace milabench;
+using nlohmann::json;
+
+TEST(MachineConfig, GpuPowerLimitsAreReadFromNvmlPerGpu) {
+  EXPECT_EQ(gpu_power_limits(test::fake_nvml()),
+            json::parse(R"([{"limit_w": 400, "default_w": 400}, {"limit_w": 400, "default_w": 400}])"));
+  ::setenv("FAKE_NVML_POWER_LIMIT_MW", "300000", 1);  // nvidia-smi -i 1 -pl 300
+  const json lowered = gpu_power_limits(test::fake_nvml());
+  ::unsetenv("FAKE_NVML_POWER_LIMIT_MW");
+  EXPECT_EQ(lowered, json::parse(R"([{"limit_w": 400, "default_w": 400}, {"limit_w": 300, "default_w": 400}])"));
+}
+
+TEST(MachineConfig, CpuGovernorsAreTheDistinctOnesOfTheCpus) {
+  namespace fs = std::filesystem;
+  const std::string root = test::scratch_dir("machine_config");
+  for (auto [cpu, governor] : {std::pair{"cpu0", "performance"}, {"cpu1", "powersave"}, {"cpu2", "performance"}}) {
+    fs::create_directories(root + "/" + cpu + "/cpufreq");
+    std::ofstream(root + "/" + cpu + "/cpufreq/scaling_governor") << governor << "\n";
+  }
+  fs::create_directories(root + "/cpufreq/policy0");  // not a CPU
+  fs::create_directories(root + "/cpu3");             // a CPU without cpufreq
+  EXPECT_EQ(cpu_governors(root), (std::vector<std::string>{"performance", "powersave"}));
+  EXPECT_TRUE(cpu_governors(root + "/none").empty());
+}
+
+TEST(MachineConfig, TheResultInventorySaysWhichGpuPowerLimitWasLowered) {
+  json doc = {{"inventory",
+               {{"gpus", {"A", "B"}},
+                {"gpu_power_limits", json::parse(R"([{"limit_w": 400, "default_w": 400},
+                                                     {"limit_w": 300, "default_w": 400}])")},
+                {"cpu_governors", {"performance", "powersave"}}}}};
+  json inv = result_inventory(doc);
+  EXPECT_EQ(inv["gpu_power_limit"], "GPU 1: 300 W of 400 W default");
+  EXPECT_EQ(inv["cpu_governor"], "performance,powersave");
+  doc["inventory"]["gpu_power_limits"][1]["limit_w"] = 400;
+  EXPECT_EQ(result_inventory(doc)["gpu_power_limit"], kDefaultPowerLimit);
+  doc["inventory"]["gpu_power_limits"] = json::parse(R"([{"limit_w": null, "default_w": null}])");
+  doc["inventory"]["cpu_governors"] = json::array();
+  inv = result_inventory(doc);
+  EXPECT_FALSE(inv.contains("gpu_power_limit")) << "unread is not a default";
+  EXPECT_FALSE(inv.contains("cpu_governor"));
+}
+
+TEST(MachineConfig, ALoweredGpuPowerLimitIsFlaggedInTheReport) {
+  const json summary = {{"s.a", {{"inventory", {{"gpu_power_limit", {"GPU 1: 300 W of 400 W default"}}}}}},
+                        {"s.b", {{"inventory", {{"gpu_power_limit", {kDefaultPowerLimit}}}}}}};
+  const auto lines = summary_flag_lines(summary);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].rfind("POWER LIMIT: s.a ran on a machine whose GPUs' power limit was lowered (GPU 1: 300 W of "
+                           "400 W default)",
+                           0),
+            0u)
+      << lines[0];
+}

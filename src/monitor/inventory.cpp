@@ -83,6 +83,13 @@ std::vector<std::string> cpu_governors(const std::string& cpu_root) {
   return {found.begin(), found.end()};
 }
 
+std::optional<bool> cpu_boost(const std::string& cpu_root) {
+  int v = 0;
+  if (std::ifstream in(cpu_root + "/cpufreq/boost"); in >> v) return v != 0;
+  if (std::ifstream in(cpu_root + "/intel_pstate/no_turbo"); in >> v) return v == 0;
+  return std::nullopt;
+}
+
 double peak_rss_mb() {
   std::string v = proc_field("/proc/self/status", "VmHWM");
   return v.empty() ? 0.0 : std::stod(v) / 1024.0;  // kB -> MiB
@@ -115,6 +122,8 @@ nlohmann::json machine_inventory() {
   inv["gpus"] = gpus;
   inv["gpu_power_limits"] = gpu_power_limits(nvml);
   inv["cpu_governors"] = cpu_governors();
+  const auto boost = cpu_boost();
+  inv["cpu_boost"] = boost ? nlohmann::json(*boost) : nlohmann::json(nullptr);
   inv["driver"] = nullptr;
   std::ifstream ver("/proc/driver/nvidia/version");
   std::string line;

@@ -2,6 +2,7 @@
 // "inventory", "isolation" and "memory" (docs/result-format.md).
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,7 +14,8 @@ class Nvml;
 
 // hostname, cpu_model, cpu_count, ram_mb, kernel, gpus (NVML names when it
 // loads, else /proc/driver/nvidia; no CUDA init), driver (NVIDIA kernel
-// module version or null), gpu_power_limits, cpu_governors (below): how the
+// module version or null), gpu_power_limits, cpu_governors, cpu_boost (true,
+// false or null; below): how the
 // machine was configured, which moves its rates as much as its parts do.
 nlohmann::json machine_inventory();
 
@@ -24,6 +26,11 @@ nlohmann::json gpu_power_limits(const Nvml& nvml);
 // The distinct cpufreq governors of the CPUs under `cpu_root`
 // (cpuN/cpufreq/scaling_governor), sorted; empty without cpufreq (most VMs).
 std::vector<std::string> cpu_governors(const std::string& cpu_root = kCpuSysfsRoot);
+
+// Whether the CPUs may boost above their base clock: `cpu_root`/cpufreq/boost
+// (acpi-cpufreq, amd-pstate; 1 = on), else intel_pstate/no_turbo (1 = off);
+// nullopt when neither can be read (most VMs).
+std::optional<bool> cpu_boost(const std::string& cpu_root = kCpuSysfsRoot);
 
 // The result's "isolation": the launcher's MILARUN_ISOLATION (JSON, see
 // launch/isolation.hpp) when set and valid, else {"kind": "affinity"} (or

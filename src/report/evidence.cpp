@@ -18,8 +18,9 @@ namespace milabench {
 using nlohmann::json;
 using namespace evidence_json;
 
-const std::vector<std::string> kInventoryKeys = {"gpu_model", "driver",  "libtorch_version", "cpu_count",
-                                                 "isolation", "dataset", "gpu_power_limit",  "cpu_governor"};
+const std::vector<std::string> kInventoryKeys = {"gpu_model",       "driver",       "libtorch_version",
+                                                 "cpu_count",       "isolation",    "dataset",
+                                                 "gpu_power_limit", "cpu_governor", "cpu_boost"};
 
 namespace {
 
@@ -95,6 +96,7 @@ json result_inventory(const json& r) {
       for (const auto& x : g) governors += (governors.empty() ? "" : ",") + str(x);
       out["cpu_governor"] = governors;
     }
+    if (const json b = inv.value("cpu_boost", json()); b.is_boolean()) out["cpu_boost"] = b.get<bool>() ? "on" : "off";
   }
   // Opt-in shortcuts (less work than the original, docs/fidelity.md): "none" or their names.
   std::string cuts;

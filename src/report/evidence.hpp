@@ -36,7 +36,7 @@ RunEvidence run_evidence(const std::string& label, const std::string& device, co
 // "gpu_power_limit" is kDefaultPowerLimit when every GPU enforces its
 // board's default power limit, else the lowered ones ("GPU 1: 300 W of 400 W
 // default": under kLoweredPowerLimit of the default); "cpu_governor" the
-// cpufreq governors, comma-separated.
+// cpufreq governors, comma-separated; "cpu_boost" "on" or "off".
 nlohmann::json result_inventory(const nlohmann::json& result);
 constexpr const char* kDefaultPowerLimit = "default";
 constexpr double kLoweredPowerLimit = 0.99;

@@ -37,6 +37,12 @@ TEST(MachineConfig, CpuGovernorsAreTheDistinctOnesOfTheCpus) {
   fs::create_directories(root + "/cpu3");             // a CPU without cpufreq
   EXPECT_EQ(cpu_governors(root), (std::vector<std::string>{"performance", "powersave"}));
   EXPECT_TRUE(cpu_governors(root + "/none").empty());
+  EXPECT_FALSE(cpu_boost(root).has_value()) << "no boost file: unknown, not off";
+  fs::create_directories(root + "/intel_pstate");
+  std::ofstream(root + "/intel_pstate/no_turbo") << "1\n";
+  EXPECT_EQ(cpu_boost(root), false);
+  std::ofstream(root + "/cpufreq/boost") << "1\n";  // acpi-cpufreq's file comes first
+  EXPECT_EQ(cpu_boost(root), true);
 }
 
 TEST(MachineConfig, TheResultInventorySaysWhichGpuPowerLimitWasLowered) {
@@ -44,17 +50,21 @@ TEST(MachineConfig, TheResultInventorySaysWhichGpuPowerLimitWasLowered) {
                {{"gpus", {"A", "B"}},
                 {"gpu_power_limits", json::parse(R"([{"limit_w": 400, "default_w": 400},
                                                      {"limit_w": 300, "default_w": 400}])")},
-                {"cpu_governors", {"performance", "powersave"}}}}};
+                {"cpu_governors", {"performance", "powersave"}},
+                {"cpu_boost", false}}}};
   json inv = result_inventory(doc);
   EXPECT_EQ(inv["gpu_power_limit"], "GPU 1: 300 W of 400 W default");
   EXPECT_EQ(inv["cpu_governor"], "performance,powersave");
+  EXPECT_EQ(inv["cpu_boost"], "off");
   doc["inventory"]["gpu_power_limits"][1]["limit_w"] = 400;
   EXPECT_EQ(result_inventory(doc)["gpu_power_limit"], kDefaultPowerLimit);
   doc["inventory"]["gpu_power_limits"] = json::parse(R"([{"limit_w": null, "default_w": null}])");
   doc["inventory"]["cpu_governors"] = json::array();
+  doc["inventory"]["cpu_boost"] = nullptr;
   inv = result_inventory(doc);
   EXPECT_FALSE(inv.contains("gpu_power_limit")) << "unread is not a default";
   EXPECT_FALSE(inv.contains("cpu_governor"));
+  EXPECT_FALSE(inv.contains("cpu_boost"));
 }
 
 TEST(MachineConfig, ALoweredGpuPowerLimitIsFlaggedInTheReport) {

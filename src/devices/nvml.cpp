@@ -46,8 +46,8 @@ struct Nvml::Api {
   Ret (*energy)(Device, unsigned long long*) = nullptr;  // millijoules
   Ret (*clock)(Device, int, unsigned*) = nullptr;        // MHz
   Ret (*throttle)(Device, unsigned long long*) = nullptr;
-  Ret (*processes)(Device, unsigned*, void*) = nullptr;  // called with room for no record: the count only
-  Ret (*power_limit)(Device, unsigned*) = nullptr;       // enforced, milliwatts
+  Ret (*processes)(Device, unsigned*, void*) = nullptr;     // called with room for no record: the count only
+  Ret (*power_limit)(Device, unsigned*) = nullptr;          // enforced, milliwatts
   Ret (*default_power_limit)(Device, unsigned*) = nullptr;  // milliwatts
 
   template <class F>

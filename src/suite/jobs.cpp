@@ -40,10 +40,6 @@ namespace milabench {
 
 namespace {
 
-double now_epoch_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 // Prints every result file of `dir` (sorted by name) on `out`.
 void print_results(const std::string& dir, std::ostream& out) {
   for (const auto& f : json_files_in(dir)) {
@@ -154,8 +150,8 @@ void skip_finished_runs(JobPlan& plan, const std::string& outdir, std::ostream& 
 // Whether a run that exited 0 left no result in outdir (local launch: a
 // Slurm step's tasks name their own files; ranks > 0 of a group write none
 // the summary counts).
-bool result_lost(const JobsOptions& o, const ProcessSpec& s, double wave_start) {
-  return o.launcher == "local" && !is_secondary_rank(s) && !has_result_file(o.outdir, s.name, s.job_id, wave_start);
+bool result_lost(const JobsOptions& o, const ProcessSpec& s, const ResultFolderState& before) {
+  return o.launcher == "local" && !is_secondary_rank(s) && !has_result_file(o.outdir, s.name, s.job_id, before);
 }
 
 bool has_unsaved(const std::string& outdir) { return !json_files_in(unsaved_dir(outdir)).empty(); }
@@ -214,7 +210,7 @@ struct SuiteTally {
 // each failed run that wrote none. Returns whether a run could not write its
 // result to -o (exit 3: parked, or printed in its log).
 bool account_wave(const JobsOptions& o, const std::vector<ProcessSpec>& wave, const std::vector<ProcessResult>& results,
-                  double wave_start, SuiteTally& tally, std::ostream& log, std::ostream& err) {
+                  const ResultFolderState& before, SuiteTally& tally, std::ostream& log, std::ostream& err) {
   bool parked = false;
   int& failures = tally.failures;
   int& lost = tally.lost;
@@ -222,8 +218,8 @@ bool account_wave(const JobsOptions& o, const std::vector<ProcessSpec>& wave, co
     const auto& s = wave[i];
     const auto& r = results[i];
     ++tally.total;
-    if (r.ok() && !result_lost(o, s, wave_start)) {
-      const auto rec = run_result(o.outdir, s.name, s.job_id, wave_start);
+    if (r.ok() && !result_lost(o, s, before)) {
+      const auto rec = run_result(o.outdir, s.name, s.job_id, before);
       const std::string skipped = rec ? skipped_inputs_note(*rec) : "";
       if (rec && rec->skipped_share() > kMaxSkippedInputShare) {  // the summary counts it failed (bad_data)
         ++failures;
@@ -242,7 +238,7 @@ bool account_wave(const JobsOptions& o, const std::vector<ProcessSpec>& wave, co
                          r.wall_s, o.outdir, r.log_path);
       continue;
     }
-    if (const auto rec = run_result(o.outdir, s.name, s.job_id, wave_start); rec && rec->success) {
+    if (const auto rec = run_result(o.outdir, s.name, s.job_id, before); rec && rec->success) {
       // Stopped after it wrote its result (a stop signal or a timeout while it exited): the result is kept and
       // counted, so the line says OK, and why it ended.
       log << fmt::format("{} J{} OK {:.1f}s (its result was written before it ended: {})\n", s.name, s.job_id, r.wall_s,
@@ -255,7 +251,7 @@ bool account_wave(const JobsOptions& o, const std::vector<ProcessSpec>& wave, co
     log << fmt::format("{} J{} FAIL {:.1f}s ({}; log: {})\n", s.name, s.job_id, r.wall_s,
                        doc["error"].get<std::string>(), r.log_path);
     // Exit 3: the run wrote its result elsewhere (parked; --resume moves it back).
-    if (r.exit_code != kRunExitResultParked && !has_result_file(o.outdir, s.name, s.job_id, wave_start)) {
+    if (r.exit_code != kRunExitResultParked && !has_result_file(o.outdir, s.name, s.job_id, before)) {
       try {
         if (is_secondary_rank(s)) doc["sub_job"] = true;  // the group's failure is rank 0's (plan.hpp)
         write_json_atomic(o.outdir + "/" + result_file_name(s.name, s.job_id, true), doc);
@@ -322,9 +318,9 @@ void run_waves(const JobsOptions& o, const JobPlan& plan, const std::string& log
     log << fmt::format("[{}/{}] {}: {} process{} ...\n", w + 1, plan.waves.size(), plan.waves[w].front().name,
                        plan.waves[w].size(), plan.waves[w].size() == 1 ? "" : "es");
     log.flush();
-    double wave_start = now_epoch_s();
+    const ResultFolderState before = result_folder_state(o.outdir);
     auto results = run_wave(plan.waves[w], log_dir);
-    const bool parked_in_wave = account_wave(o, plan.waves[w], results, wave_start, tally, log, err);
+    const bool parked_in_wave = account_wave(o, plan.waves[w], results, before, tally, log, err);
     recorder.record_new();
     if (has_unsaved(o.outdir) || parked_in_wave) {  // no later run could keep its result either
       err << fmt::format(

@@ -130,28 +130,52 @@ nlohmann::json failure_result(const std::vector<ProcessSpec>& wave, const std::v
   return result_json(d);
 }
 
-bool has_result_file(const std::string& outdir, const std::string& name, const std::string& job_id,
-                     double since_epoch_s) {
+namespace {
+
+// Whether `f` of outdir is absent from `before` or not the file it was then.
+bool new_since(const std::string& outdir, const std::string& f, const ResultFolderState& before) {
+  struct stat st {};
+  if (::stat((outdir + "/" + f).c_str(), &st) != 0) return false;
+  const auto it = before.find(f);
+  return it == before.end() ||
+         it->second != std::make_tuple(static_cast<unsigned long>(st.st_dev), static_cast<unsigned long>(st.st_ino),
+                                       st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,
+                                       static_cast<long long>(st.st_size));
+}
+
+// The result files of `name` run `job_id` that are new in outdir since `before`, sorted by name.
+std::vector<std::string> new_result_files(const std::string& outdir, const std::string& name, const std::string& job_id,
+                                          const ResultFolderState& before) {
+  std::vector<std::string> out;
   for (const auto& f : json_files(outdir)) {
     const auto parsed = parse_result_file_name(f);
-    if (!parsed || parsed->name != name || parsed->job_id != job_id) continue;
-    struct stat st {};
-    if (::stat((outdir + "/" + f).c_str(), &st) != 0) continue;
-    if (st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9 + 1.0 >= since_epoch_s) return true;
+    if (parsed && parsed->name == name && parsed->job_id == job_id && new_since(outdir, f, before)) out.push_back(f);
   }
-  return false;
+  return out;
+}
+
+}  // namespace
+
+ResultFolderState result_folder_state(const std::string& outdir) {
+  ResultFolderState state;
+  for (const auto& f : json_files(outdir)) {
+    struct stat st {};
+    if (::stat((outdir + "/" + f).c_str(), &st) == 0)
+      state[f] = {static_cast<unsigned long>(st.st_dev), static_cast<unsigned long>(st.st_ino),
+                  st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec, static_cast<long long>(st.st_size)};
+  }
+  return state;
+}
+
+bool has_result_file(const std::string& outdir, const std::string& name, const std::string& job_id,
+                     const ResultFolderState& before) {
+  return !new_result_files(outdir, name, job_id, before).empty();
 }
 
 std::optional<ResultRecord> run_result(const std::string& outdir, const std::string& name, const std::string& job_id,
-                                       double since_epoch_s) {
-  std::string newest;
-  for (const auto& f : json_files(outdir)) {
-    const auto parsed = parse_result_file_name(f);
-    struct stat st {};
-    if (parsed && parsed->name == name && parsed->job_id == job_id && ::stat((outdir + "/" + f).c_str(), &st) == 0 &&
-        st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9 + 1.0 >= since_epoch_s)
-      newest = f;  // sorted by name: the last has the latest time stamp
-  }
+                                       const ResultFolderState& before) {
+  const auto files = new_result_files(outdir, name, job_id, before);
+  const std::string newest = files.empty() ? "" : files.back();  // by name: the latest time stamp
   if (newest.empty()) return std::nullopt;
   try {
     return parse_result_record(read_json_file(outdir + "/" + newest));

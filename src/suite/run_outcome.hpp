@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -35,16 +36,24 @@ nlohmann::json failure_result(const ProcessSpec& spec, const ProcessResult& r);
 nlohmann::json failure_result(const std::vector<ProcessSpec>& wave, const std::vector<ProcessResult>& results,
                               std::size_t i);
 
-// Whether outdir holds a result file "<name>.J<job_id>.*.json" modified at
-// or after `since_epoch_s` (seconds since the epoch).
-bool has_result_file(const std::string& outdir, const std::string& name, const std::string& job_id,
-                     double since_epoch_s);
+// The result files of an output folder as a wave found them: name ->
+// (device, inode, modification time in ns, size). A file the wave's runs
+// wrote is one absent from it or changed since, whatever the clocks say: the
+// file server's clock (NFS, a Slurm node's) and a clock stepped during the
+// wave cannot hide a run's result or pass an older one off as it.
+using ResultFolderState = std::map<std::string, std::tuple<unsigned long, unsigned long, long long, long long>>;
+ResultFolderState result_folder_state(const std::string& outdir);
 
-// The run's own result in outdir ("<name>.J<job_id>.*.json" modified at or
-// after since_epoch_s; the newest by name), read as a ResultRecord; nullopt
-// when there is none or it cannot be read.
+// Whether outdir holds a result file "<name>.J<job_id>.*.json" that is not
+// in `before` as it was then.
+bool has_result_file(const std::string& outdir, const std::string& name, const std::string& job_id,
+                     const ResultFolderState& before);
+
+// The run's own result in outdir ("<name>.J<job_id>.*.json" new or changed
+// since `before`; the last by name), read as a ResultRecord; nullopt when
+// there is none or it cannot be read.
 std::optional<ResultRecord> run_result(const std::string& outdir, const std::string& name, const std::string& job_id,
-                                       double since_epoch_s);
+                                       const ResultFolderState& before);
 
 // "" for a run that skipped no input; else its jobs-line note, e.g. "3
 // input(s) skipped, 0.06% of what it read".

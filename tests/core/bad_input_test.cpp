@@ -235,24 +235,9 @@ TEST(PartialSuite, ScoreFollowsTheOriginalRuleAndTheCommonRatioIsLabelled) {
   EXPECT_EQ(out2.str().find("common ratio"), std::string::npos);
 }
 
-namespace {
-
-JobsOptions jobs_options(const std::string& dir, const std::string& profile_text) {
-  write_text(dir + "/mini.json", profile_text);
-  JobsOptions o;
-  o.profile = dir + "/mini.json";
-  o.dataroot = dir;
-  o.outdir = dir + "/out";
-  o.devices = 1;
-  o.self_exe = fake_worker(dir);
-  return o;
-}
-
-}  // namespace
-
 TEST(JobsPreflight, ATypoInTheArgumentsStartsNothingAndNamesProfileTestAndFlag) {
   const std::string dir = scratch_dir("preflight");
-  JobsOptions o = jobs_options(dir, R"({"a": {"experiment": "x"}, "b": {"experiment": "y"}})");
+  JobsOptions o = fake_suite(dir, R"({"a": {"experiment": "x"}, "b": {"experiment": "y"}})");
   o.extra_args = {"--batch-szie", "32"};
   std::vector<TestArguments> seen;
   o.preflight = [&](const std::vector<TestArguments>& tests, const std::string&) {
@@ -282,7 +267,7 @@ TEST(JobsPreflight, ATypoInTheArgumentsStartsNothingAndNamesProfileTestAndFlag) 
 
 TEST(JobsResume, FixableFailuresRunAgainAndASecondResumeRunsNothing) {
   const std::string dir = scratch_dir("resume17");
-  JobsOptions o = jobs_options(dir, R"({"a": {"experiment": "x"}, "b": {"experiment": "x"}})");
+  JobsOptions o = fake_suite(dir, R"({"a": {"experiment": "x"}, "b": {"experiment": "x"}})");
   o.extra_args = {"--fail"};
   std::ostringstream out, err;
   EXPECT_EQ(run_jobs(o, out, err), 1);
@@ -309,7 +294,7 @@ TEST(JobsResume, FixableFailuresRunAgainAndASecondResumeRunsNothing) {
 
 TEST(JobsResume, ResultsOfOtherArgumentsInTheFolderAreRefusedUnlessAskedFor) {
   const std::string dir = scratch_dir("mixed");
-  JobsOptions o = jobs_options(dir, R"({"a": {"experiment": "x", "arguments": {"--batch-size": 32}}})");
+  JobsOptions o = fake_suite(dir, R"({"a": {"experiment": "x", "arguments": {"--batch-size": 32}}})");
   std::ostringstream out, err;
   EXPECT_EQ(run_jobs(o, out, err), 0) << err.str();
   write_text(o.profile, R"({"a": {"experiment": "x", "arguments": {"--batch-size": 64}}})");

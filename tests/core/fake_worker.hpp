@@ -7,6 +7,9 @@
 #include <fstream>
 #include <string>
 
+#include "suite/jobs.hpp"
+#include "test_files.hpp"
+
 namespace milabench::test {
 
 inline std::string fake_worker(const std::string& dir) {
@@ -25,6 +28,19 @@ inline std::string fake_worker(const std::string& dir) {
              "echo '{\"name\": \"'$n'\", \"success\": true, \"arguments\": '\"$args\"'}' > \"$o/$n.J$j.$t.json\"\n";
   ::chmod(fake.c_str(), 0755);
   return fake;
+}
+
+// The options of `milarun jobs` on dir/mini.json (written from
+// `profile_text`), -o dir/out, one device, runs made by the fake worker.
+inline JobsOptions fake_suite(const std::string& dir, const std::string& profile_text) {
+  write_text(dir + "/mini.json", profile_text);
+  JobsOptions o;
+  o.profile = dir + "/mini.json";
+  o.dataroot = dir;
+  o.outdir = dir + "/out";
+  o.devices = 1;
+  o.self_exe = fake_worker(dir);
+  return o;
 }
 
 // How many runs the fake worker was asked for.

@@ -32,17 +32,6 @@ using nlohmann::json;
 
 namespace {
 
-JobsOptions two_test_suite(const std::string& dir, const std::string& profile_text) {
-  write_text(dir + "/mini.json", profile_text);
-  JobsOptions o;
-  o.profile = dir + "/mini.json";
-  o.dataroot = dir;
-  o.outdir = dir + "/out";
-  o.devices = 1;
-  o.self_exe = fake_worker(dir);
-  return o;
-}
-
 // An executable script at dir/name with `text`; returns its path.
 // `milarun report DIR`'s text, or "report failed: " and its errors.
 std::string report_text(const fs::path& dir) {
@@ -72,7 +61,7 @@ std::string parsing_worker(const std::string& dir, const std::string& name, cons
 
 TEST(OutdirLock, ASecondSuiteOnTheSameFolderIsRefusedNamingTheFolderAndTheHolder) {
   const std::string dir = scratch_dir("lock");
-  JobsOptions o = two_test_suite(dir, R"({"a": {"experiment": "x"}})");
+  JobsOptions o = fake_suite(dir, R"({"a": {"experiment": "x"}})");
   fs::create_directories(o.outdir);
   {
     OutdirLock first;  // a suite running in o.outdir
@@ -282,7 +271,7 @@ TEST(JobsOutput, AFolderRemovedMidSuiteIsMadeAgainAndALostResultFailsTheSuite) {
   const std::string dir = scratch_dir("vanish");
   // a's prepare removes -o (a user cleaning up the wrong folder); b's run
   // removes it after writing its result; c runs after both.
-  JobsOptions o = two_test_suite(dir, R"({"a": {"experiment": "x", "prepare": ["rm -rf )" + dir + R"(/out"]},
+  JobsOptions o = fake_suite(dir, R"({"a": {"experiment": "x", "prepare": ["rm -rf )" + dir + R"(/out"]},
       "b": {"experiment": "x", "arguments": {"--remove-out": true}}, "c": {"experiment": "x"}})");
   o.self_exe = write_script(
       dir, "fake2.sh", o.self_exe + " \"$@\"\ncase \" $* \" in *' --remove-out '*) rm -rf " + dir + "/out;; esac\n");
@@ -323,7 +312,7 @@ TEST(ScoreEffect, TheReportSaysWhichTestsWithoutAResultMovedTheScoreAndWhichWay)
 
 TEST(JobsOptionsCheck, ContradictoryOrMeaninglessOptionsAreRefusedBeforeAnythingStarts) {
   const std::string dir = scratch_dir("contra");
-  JobsOptions base = two_test_suite(dir, R"({"a": {"experiment": "x", "timeout": 20}})");
+  JobsOptions base = fake_suite(dir, R"({"a": {"experiment": "x", "timeout": 20}})");
   auto refused = [&](JobsOptions o, const std::string& text) {
     std::ostringstream out, err;
     EXPECT_EQ(run_jobs(o, out, err), 2) << text;
@@ -356,7 +345,7 @@ TEST(JobsOptionsCheck, ContradictoryOrMeaninglessOptionsAreRefusedBeforeAnything
 
 TEST(JobsResume, AResumeWithoutTheSuitesRepeatSaysHowManyTheFolderHoldsAndHowToFinish) {
   const std::string dir = scratch_dir("repeats");
-  JobsOptions o = two_test_suite(dir, R"({"a": {"experiment": "x"}})");
+  JobsOptions o = fake_suite(dir, R"({"a": {"experiment": "x"}})");
   o.repeat = 3;
   o.extra_args = {"--fail"};  // every run fails for a reason one can fix
   std::ostringstream out, err;
@@ -428,7 +417,7 @@ TEST(SkippedInputs, ARunPastTheShareIsAFailureAndBelowItIsShownBesideTheNumber) 
 
 TEST(SkippedInputs, TheJobsLineSaysHowManyWereSkippedAndFailsARunPastTheShare) {
   const std::string dir = scratch_dir("skipped_jobs");
-  JobsOptions o = two_test_suite(dir, R"({"few": {"experiment": "x", "arguments": {"--skip": 3}},
+  JobsOptions o = fake_suite(dir, R"({"few": {"experiment": "x", "arguments": {"--skip": 3}},
                                           "many": {"experiment": "x", "arguments": {"--skip": 300}}})");
   // A run that read 1000 images and skipped --skip of them.
   o.self_exe =
@@ -447,7 +436,7 @@ TEST(SkippedInputs, TheJobsLineSaysHowManyWereSkippedAndFailsARunPastTheShare) {
 
 TEST(JobsLine, ARunStoppedAfterItWroteItsResultIsOkAsTheSummaryCountsIt) {
   const std::string dir = scratch_dir("late_stop");
-  JobsOptions o = two_test_suite(dir, R"({"late": {"experiment": "x"}})");
+  JobsOptions o = fake_suite(dir, R"({"late": {"experiment": "x"}})");
   // Writes a successful result, then dies as a run stopped by the suite's signal would.
   o.self_exe = parsing_worker(dir, "fake4.sh",
                               "echo '{\"name\": \"'$n'\", \"job_id\": \"'$j'\", \"success\": true}' > "
@@ -471,7 +460,7 @@ TEST(JobsLine, ARunStoppedAfterItWroteItsResultIsOkAsTheSummaryCountsIt) {
 // free space, does not start the next test and says how to finish.
 TEST(DiskFull, ARunThatCouldNotKeepItsResultStopsTheSuiteWithTheResumeHint) {
   const std::string dir = scratch_dir("parked");
-  JobsOptions o = two_test_suite(dir, R"({"first": {"experiment": "x"}, "second": {"experiment": "x"}})");
+  JobsOptions o = fake_suite(dir, R"({"first": {"experiment": "x"}, "second": {"experiment": "x"}})");
   o.self_exe = write_script(dir, "fake5.sh",
                             "echo \"$@\" >> \"" + dir +
                                 "/calls\"\necho '{\"success\": true}'\necho 'milarun run: cannot write' >&2\nexit 3\n");
@@ -498,7 +487,7 @@ TEST(Preflight, ABatchOverTheArgvWordCapReachesTheCheckerWhole) {
 
 TEST(JobsOutput, ALogFolderThatCannotBeMadeStopsTheSuiteBeforeAnyRun) {
   const std::string dir = scratch_dir("nologs");
-  JobsOptions o = two_test_suite(dir, R"({"a": {"experiment": "x"}})");
+  JobsOptions o = fake_suite(dir, R"({"a": {"experiment": "x"}})");
   fs::create_directories(o.outdir);
   write_text(o.outdir + "/logs", "a file in the way");
   std::ostringstream out, err;

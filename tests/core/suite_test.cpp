@@ -334,7 +334,7 @@ TEST(Jobs, RunsAndWritesFailureFile) {
   EXPECT_NE(out.str().find("mini.good J0.0 OK"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("mini.bad J0.0 FAIL"), std::string::npos) << out.str();
   EXPECT_NE(err.str().find("prepare"), std::string::npos);
-  EXPECT_TRUE(has_result_file(o.outdir, "mini.bad", "0.0", 0));
+  EXPECT_TRUE(has_result_file(o.outdir, "mini.bad", "0.0", ResultFolderState{}));
   EXPECT_TRUE(existing_results(o.outdir).at({"mini.good", "0.0"}).success);  // its own file, no FAIL file
   o.names = {"good"};
   EXPECT_EQ(run_jobs(o, out, err), 0);

@@ -48,6 +48,7 @@ std::string row_marks(const ReportRow& r) {
   if (!r.stand_ins.empty()) out += std::string(out.empty() ? "" : " ") + "[stand-in: " + joined(r.stand_ins) + "]";
   if (r.contended_runs > 0)
     out += std::string(out.empty() ? "" : " ") + "[contended: " + std::to_string(r.contended_runs) + " run(s)]";
+  if (!r.mixed_setups.empty()) out += std::string(out.empty() ? "" : " ") + "[mixed: " + joined(r.mixed_setups) + "]";
   return out;
 }
 

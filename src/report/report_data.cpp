@@ -107,6 +107,8 @@ ReportRow make_row(const std::string& name, const json& entry) {
   r.arguments = argument_lists(entry);
   if (const json c = entry.is_object() ? entry.value("contended_runs", json()) : json(); c.is_object())
     r.contended_runs = static_cast<int>(c.size());
+  if (const json m = entry.is_object() ? entry.value("mixed_setups", json()) : json(); m.is_object())
+    for (const auto& [k, v] : m.items()) r.mixed_setups.push_back(k);
   const json energy = entry.is_object() ? entry.value("energy", json()) : json();
   r.joules_per_example = num(energy.is_object() ? energy.value("joules_per_example", json()) : json(), "mean");
   r.examples_per_watt = num(energy.is_object() ? energy.value("examples_per_watt", json()) : json(), "mean");

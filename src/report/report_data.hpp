@@ -44,6 +44,7 @@ struct ReportRow {
   std::vector<std::string> arguments, base_arguments;
   int window_flags = 0;    // runs whose summary window is short or holds warm-up (results directory only)
   int contended_runs = 0;  // runs that shared their devices in their window (summary "contended_runs")
+  std::vector<std::string> mixed_setups;  // set-up keys its runs differ on (summary "mixed_setups")
   // Mean over runs whose power was measured (summary "energy"); NaN otherwise.
   double joules_per_example = 0, examples_per_watt = 0;
   ModelFigures model;  // MFU and peak memory (summary "model"; report/model_figures.hpp)

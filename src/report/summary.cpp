@@ -290,10 +290,11 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
     bool ok = r.success;
     for (const auto& m : r.metrics) ok = ok && !metric_is_bad(m);
     const std::string dev = as_id(d.value("device", json()));
-    merge_inventory(a.inventory, result_inventory(d));
+    json setup = result_inventory(d);
     if (d.contains("milarun") && d["milarun"].is_object())
-      merge_inventory(a.inventory, {{"milarun", d["milarun"].value("version", std::string("?")) + " (" +
-                                                    d["milarun"].value("commit", std::string("?")) + ")"}});
+      setup["milarun"] =
+          d["milarun"].value("version", std::string("?")) + " (" + d["milarun"].value("commit", std::string("?")) + ")";
+    merge_inventory(a.inventory, setup);
     std::vector<double> perfs;
     std::vector<RunEvidence> evidence;
     for (const auto& t : r.trains) {
@@ -334,6 +335,7 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
       continue;
     }
     a.flags.add_contended(r, lr.label, warnings);
+    a.flags.add_setup(setup);
     // Totals, rates and peak memory from successful runs only (report.py).
     if (r.program_time) a.total.push_back(*r.program_time);
     a.train.insert(a.train.end(), perfs.begin(), perfs.end());

@@ -31,10 +31,10 @@ std::string range_problem(const json& v, double lo, double hi, bool lo_open, boo
 
 const std::vector<std::string> kStatsKeys = {"n", "min", "max", "mean", "std"};
 // What `milarun summary` writes per test (report/summary.hpp, summary_flags.hpp) and the baselines hold.
-const std::vector<std::string> kEntryKeys = {"n",          "failures",       "total",     "train",
-                                             "pergpu",     "peak_memory",    "energy",    "stats",
-                                             "inventory",  "failure_kinds",  "arguments", "duplicate_runs",
-                                             "count_unit", "images_skipped", "model",     "contended_runs"};
+const std::vector<std::string> kEntryKeys = {
+    "n",          "failures",       "total",     "train",          "pergpu",      "peak_memory",
+    "energy",     "stats",          "inventory", "failure_kinds",  "arguments",   "duplicate_runs",
+    "count_unit", "images_skipped", "model",     "contended_runs", "mixed_setups"};
 
 // "" when every key of object `o` is known; else the first unknown one.
 std::string keys_problem(const json& o, const std::vector<std::string>& known) {

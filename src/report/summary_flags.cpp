@@ -7,9 +7,19 @@
 #include "report/evidence.hpp"
 #include "results/argument_words.hpp"
 #include "results/input_checks.hpp"
+#include "results/stand_ins.hpp"
 
 namespace milabench {
 using nlohmann::json;
+
+const std::vector<std::string>& mixed_setup_keys() {
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k = kInventoryKeys;
+    for (const char* more : {"shortcuts", kStandInsKey, "milarun"}) k.push_back(more);
+    return k;
+  }();
+  return keys;
+}
 
 namespace {
 
@@ -51,7 +61,26 @@ std::string contended_runs_text(const json& runs) {
   return out;
 }
 
+// "gpu_model: A100 | V100; libtorch_version: 1.13.1 | 2.6.0" from a summary's "mixed_setups".
+std::string mixed_setups_text(const json& mixed) {
+  std::string out;
+  for (const auto& [key, values] : mixed.items()) {
+    std::string list;
+    if (values.is_array())
+      for (const auto& v : values)
+        list += (list.empty() ? "" : " | ") + (v.is_string() ? v.get<std::string>() : v.dump());
+    out += (out.empty() ? "" : "; ") + key + ": " + list;
+  }
+  return out;
+}
+
 }  // namespace
+
+void SummaryFlags::add_setup(const json& inventory) {
+  if (!inventory.is_object()) return;
+  for (const auto& k : mixed_setup_keys())
+    if (const json v = inventory.value(k, json()); v.is_string()) setups_[k].insert(v.get<std::string>());
+}
 
 void SummaryFlags::add(const ResultRecord& r, const std::string& label, std::vector<std::string>& warnings) {
   std::vector<std::string> words;
@@ -84,6 +113,16 @@ void SummaryFlags::write(const std::string& test, json& entry, std::vector<std::
   if (skipped_ > 0) entry["images_skipped"] = skipped_;
   if (!duplicates_.empty()) entry["duplicate_runs"] = duplicates_;
   if (!contended_.empty()) entry["contended_runs"] = contended_;
+  json mixed = json::object();
+  for (const auto& [k, values] : setups_)
+    if (values.size() > 1) mixed[k] = std::vector<std::string>(values.begin(), values.end());
+  if (!mixed.empty()) {
+    entry["mixed_setups"] = mixed;
+    warnings.push_back(terminal_safe(fmt::format(
+        "warning: {} averages runs made on different machines or set-ups ({}); its mean describes none of them: "
+        "summarise each set-up's runs in its own folder",
+        test, mixed_setups_text(mixed))));
+  }
   if (argument_sets_.size() < 2) return;
   std::string list;
   for (const auto& s : argument_sets_) list += (list.empty() ? "(" : "), (") + joined(s);
@@ -114,6 +153,11 @@ std::vector<std::string> summary_flag_lines(const json& summary, const std::stri
           "CONTENDED: {} has {} run(s) that did not have their devices to themselves during the summary window "
           "({}): their rates may understate {}",
           name, e["contended_runs"].size(), contended_runs_text(e["contended_runs"]), machine));
+    if (const json m = e.value("mixed_setups", json()); m.is_object() && !m.empty())
+      lines.push_back(terminal_safe(fmt::format(
+          "MIXED SET-UPS: {} averages runs made on different machines or set-ups ({}): its mean describes none "
+          "of them",
+          name, mixed_setups_text(m))));
     if (const json inv = e.value("inventory", json());
         inv.is_object() && inv.value("gpu_power_limit", json()).is_array())
       for (const auto& v : inv["gpu_power_limit"])

@@ -20,6 +20,10 @@ class SummaryFlags {
   // run (job id) on the same device appends one warning line naming both files.
   void add(const ResultRecord& r, const std::string& label, std::vector<std::string>& warnings);
 
+  // Adds the set-up of a run whose rates the test's numbers average: its
+  // result_inventory (evidence.hpp) with "milarun" (version and commit).
+  void add_setup(const nlohmann::json& inventory);
+
   // Adds a counted run's skipped inputs (metrics.images_skipped).
   void add_skipped(double images) { skipped_ += images; }
 
@@ -31,8 +35,10 @@ class SummaryFlags {
   // any) and "arguments": the distinct argument lists of
   // its results (normalised number words), and when there are any,
   // "duplicate_runs": one "FILE repeats FILE" string per extra result, and
-  // "contended_runs": {"FILE": contention_readings} per contended run.
-  // One warning line when the test holds more than one argument list.
+  // "contended_runs": {"FILE": contention_readings} per contended run, and
+  // "mixed_setups": {key: [values]} for each set-up key (mixed_setup_keys)
+  // on which the averaged runs differ. One warning line when the test holds
+  // more than one argument list, one when it holds mixed set-ups.
   void write(const std::string& test, nlohmann::json& entry, std::vector<std::string>& warnings) const;
 
  private:
@@ -41,11 +47,19 @@ class SummaryFlags {
   std::set<std::vector<std::string>> argument_sets_;
   double skipped_ = 0;
   nlohmann::json contended_ = nlohmann::json::object();
+  std::map<std::string, std::set<std::string>> setups_;  // set-up key -> values of the averaged runs
 };
+
+// The set-up keys on which a test's averaged runs must agree: the machine
+// (GPU model, driver, CPU count, power limit, governor, boost), the software
+// (libtorch, milarun's version and commit), the isolation, the data and the
+// opt-in shortcuts and stand-ins. Runs made on two machines, or on one before
+// and after an upgrade, averaged in one mean, describe neither.
+const std::vector<std::string>& mixed_setup_keys();
 
 // The lines a report prints above its table for `summary`'s flags: "DUPLICATE
 // RESULTS: ...", "MIXED ARGUMENTS: ...", "SKIPPED INPUTS: ...",
-// "CONTENDED: ..." and "POWER LIMIT: ..." (the machine's GPUs ran under a
+// "CONTENDED: ...", "MIXED SET-UPS: ..." and "POWER LIMIT: ..." (the machine's GPUs ran under a
 // lowered power limit: result_inventory's gpu_power_limit) per test; empty
 // when none. `machine` words whose machine
 // a contended run may understate: "this machine", or for a --compare

@@ -49,6 +49,9 @@ struct Nvml::Api {
   Ret (*processes)(Device, unsigned*, void*) = nullptr;     // called with room for no record: the count only
   Ret (*power_limit)(Device, unsigned*) = nullptr;          // enforced, milliwatts
   Ret (*default_power_limit)(Device, unsigned*) = nullptr;  // milliwatts
+  Ret (*mig_mode)(Device, unsigned*, unsigned*) = nullptr;  // current, pending; 1 = NVML_DEVICE_MIG_ENABLE
+  Ret (*max_mig_devices)(Device, unsigned*) = nullptr;
+  Ret (*mig_device)(Device, unsigned, Device*) = nullptr;  // NVML_ERROR_NOT_FOUND where no instance is
 
   template <class F>
   void bind(F& f, std::initializer_list<const char*> names) {
@@ -97,6 +100,9 @@ Nvml::Nvml(const std::string& library) {
                              "nvmlDeviceGetComputeRunningProcesses"});
   api->bind(api->power_limit, {"nvmlDeviceGetEnforcedPowerLimit"});
   api->bind(api->default_power_limit, {"nvmlDeviceGetPowerManagementDefaultLimit"});
+  api->bind(api->mig_mode, {"nvmlDeviceGetMigMode"});
+  api->bind(api->max_mig_devices, {"nvmlDeviceGetMaxMigDeviceCount"});
+  api->bind(api->mig_device, {"nvmlDeviceGetMigDeviceHandleByIndex"});
   api->bind(api->throttle, {"nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"});
   if (!api->init || !api->count || !api->handle) {
     why_ = library + " lacks nvmlInit/nvmlDeviceGetCount/nvmlDeviceGetHandleByIndex";
@@ -139,6 +145,15 @@ std::optional<GpuInfo> Nvml::info(int index) const {
   unsigned mw = 0;
   if (api_->power_limit && api_->power_limit(d, &mw) == 0) g.power_limit_w = mw / 1000.0;
   if (api_->default_power_limit && api_->default_power_limit(d, &mw) == 0) g.default_power_limit_w = mw / 1000.0;
+  unsigned current = 0, pending = 0, slots = 0;
+  if (api_->mig_mode && api_->mig_mode(d, &current, &pending) == 0) g.mig = current == 1;
+  if (g.mig.value_or(false) && api_->max_mig_devices && api_->mig_device && api_->max_mig_devices(d, &slots) == 0)
+    for (unsigned i = 0; i < slots; ++i) {
+      Device m = nullptr;
+      std::memset(buf, 0, sizeof buf);
+      if (api_->mig_device(d, i, &m) == 0 && m && api_->name && api_->name(m, buf, sizeof buf - 1) == 0)
+        g.mig_devices.push_back(buf);
+    }
   return g;
 }
 

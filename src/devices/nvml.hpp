@@ -18,6 +18,11 @@ struct GpuInfo {
   // The power limit the driver enforces and the board's default, watts
   // (nvidia-smi -pl lowers the first); nullopt when unread.
   std::optional<double> power_limit_w, default_power_limit_w;
+  // MIG mode (A100, H100 and later): true when the GPU is split into MIG
+  // instances, each a fraction of it that CUDA sees as a device of its own;
+  // nullopt where NVML does not report it (older GPUs or drivers).
+  std::optional<bool> mig;
+  std::vector<std::string> mig_devices;  // its MIG devices' names ("NVIDIA A100-SXM4-80GB MIG 1g.10gb")
 };
 
 // One reading of one GPU; a field is nullopt when the GPU/driver does not report it.

@@ -68,6 +68,15 @@ nlohmann::json gpu_power_limits(const Nvml& nvml) {
   return out;
 }
 
+nlohmann::json gpu_mig(const Nvml& nvml) {
+  nlohmann::json out = nlohmann::json::array();
+  for (int i = 0, n = nvml.device_count(); i < n; ++i)
+    if (auto g = nvml.info(i))
+      out.push_back(
+          {{"mig", g->mig ? nlohmann::json(*g->mig) : nlohmann::json(nullptr)}, {"instances", g->mig_devices}});
+  return out;
+}
+
 std::vector<std::string> cpu_governors(const std::string& cpu_root) {
   std::set<std::string> found;
   if (DIR* d = opendir(cpu_root.c_str())) {
@@ -121,6 +130,7 @@ nlohmann::json machine_inventory() {
   }
   inv["gpus"] = gpus;
   inv["gpu_power_limits"] = gpu_power_limits(nvml);
+  inv["gpu_mig"] = gpu_mig(nvml);
   inv["cpu_governors"] = cpu_governors();
   const auto boost = cpu_boost();
   inv["cpu_boost"] = boost ? nlohmann::json(*boost) : nlohmann::json(nullptr);

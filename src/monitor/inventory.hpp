@@ -14,7 +14,7 @@ class Nvml;
 
 // hostname, cpu_model, cpu_count, ram_mb, kernel, gpus (NVML names when it
 // loads, else /proc/driver/nvidia; no CUDA init), driver (NVIDIA kernel
-// module version or null), gpu_power_limits, cpu_governors, cpu_boost (true,
+// module version or null), gpu_power_limits, gpu_mig, cpu_governors, cpu_boost (true,
 // false or null; below): how the
 // machine was configured, which moves its rates as much as its parts do.
 nlohmann::json machine_inventory();
@@ -22,6 +22,10 @@ nlohmann::json machine_inventory();
 // Per NVML GPU, in index order: {"limit_w": the power limit the driver
 // enforces, "default_w": the board's default}, each null when unread; [] without NVML.
 nlohmann::json gpu_power_limits(const Nvml& nvml);
+
+// Per NVML GPU, in index order: {"mig": whether it is split into MIG
+// instances (null when unread), "instances": their names}; [] without NVML.
+nlohmann::json gpu_mig(const Nvml& nvml);
 
 // The distinct cpufreq governors of the CPUs under `cpu_root`
 // (cpuN/cpufreq/scaling_governor), sorted; empty without cpufreq (most VMs).

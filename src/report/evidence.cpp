@@ -18,9 +18,9 @@ namespace milabench {
 using nlohmann::json;
 using namespace evidence_json;
 
-const std::vector<std::string> kInventoryKeys = {"gpu_model",       "driver",       "libtorch_version",
-                                                 "cpu_count",       "isolation",    "dataset",
-                                                 "gpu_power_limit", "cpu_governor", "cpu_boost"};
+const std::vector<std::string> kInventoryKeys = {"gpu_model",    "driver",   "libtorch_version", "cpu_count",
+                                                 "isolation",    "dataset",  "gpu_power_limit",  "gpu_mig",
+                                                 "cpu_governor", "cpu_boost"};
 
 namespace {
 
@@ -44,6 +44,30 @@ std::string power_limit_text(const json& limits) {
                              d.get<double>());
   }
   return !read ? "" : lowered.empty() ? std::string(kDefaultPowerLimit) : lowered;
+}
+
+// The result inventory's gpu_mig as one text: kMigOff when every GPU read
+// is whole, else each split one with its instances' profiles, "GPU 1:
+// 1g.10gb, 3g.40gb" (the name's part after " MIG "); "" when none was read.
+std::string mig_text(const json& gpus) {
+  std::string split;
+  bool read = false;
+  for (std::size_t i = 0; i < gpus.size(); ++i) {
+    const json m = gpus[i].is_object() ? gpus[i].value("mig", json()) : json();
+    if (!m.is_boolean()) continue;
+    read = true;
+    if (!m.get<bool>()) continue;
+    std::string profiles;
+    if (const json inst = gpus[i].value("instances", json()); inst.is_array())
+      for (const auto& n : inst)
+        if (n.is_string()) {
+          const std::string name = n.get<std::string>();
+          const auto at = name.rfind(" MIG ");
+          profiles += (profiles.empty() ? "" : ", ") + (at == std::string::npos ? name : name.substr(at + 5));
+        }
+    split += fmt::format("{}GPU {}: {}", split.empty() ? "" : "; ", i, profiles.empty() ? "no instance" : profiles);
+  }
+  return !read ? "" : split.empty() ? std::string(kMigOff) : split;
 }
 
 std::vector<double> rates_of(const json& timing) {
@@ -91,6 +115,8 @@ json result_inventory(const json& r) {
     if (inv.contains("cpu_count")) out["cpu_count"] = str(inv["cpu_count"]);
     if (const json p = inv.value("gpu_power_limits", json()); p.is_array())
       if (std::string text = power_limit_text(p); !text.empty()) out["gpu_power_limit"] = text;
+    if (const json m = inv.value("gpu_mig", json()); m.is_array())
+      if (std::string text = mig_text(m); !text.empty()) out["gpu_mig"] = text;
     if (const json g = inv.value("cpu_governors", json()); g.is_array() && !g.empty()) {
       std::string governors;
       for (const auto& x : g) governors += (governors.empty() ? "" : ",") + str(x);

@@ -36,10 +36,13 @@ RunEvidence run_evidence(const std::string& label, const std::string& device, co
 // "gpu_power_limit" is kDefaultPowerLimit when every GPU enforces its
 // board's default power limit, else the lowered ones ("GPU 1: 300 W of 400 W
 // default": under kLoweredPowerLimit of the default); "cpu_governor" the
-// cpufreq governors, comma-separated; "cpu_boost" "on" or "off".
+// cpufreq governors, comma-separated; "cpu_boost" "on" or "off"; "gpu_mig"
+// kMigOff when no GPU is split into MIG instances, else the split ones with
+// their instances' profiles ("GPU 1: 1g.10gb, 3g.40gb").
 nlohmann::json result_inventory(const nlohmann::json& result);
 constexpr const char* kDefaultPowerLimit = "default";
 constexpr double kLoweredPowerLimit = 0.99;
+constexpr const char* kMigOff = "off";
 // Adds `one` into `acc` ({key: sorted array of distinct strings}).
 void merge_inventory(nlohmann::json& acc, const nlohmann::json& one);
 

@@ -74,6 +74,16 @@ std::string mixed_setups_text(const json& mixed) {
   return out;
 }
 
+// The values of a summary entry's inventory `key` other than `usual`.
+std::vector<std::string> inventory_values_but(const json& entry, const char* key, const char* usual) {
+  std::vector<std::string> out;
+  const json inv = entry.value("inventory", json());
+  if (inv.is_object() && inv.value(key, json()).is_array())
+    for (const auto& v : inv[key])
+      if (v.is_string() && v.get<std::string>() != usual) out.push_back(v.get<std::string>());
+  return out;
+}
+
 }  // namespace
 
 void SummaryFlags::add_setup(const json& inventory) {
@@ -158,14 +168,16 @@ std::vector<std::string> summary_flag_lines(const json& summary, const std::stri
           "MIXED SET-UPS: {} averages runs made on different machines or set-ups ({}): its mean describes none "
           "of them",
           name, mixed_setups_text(m))));
-    if (const json inv = e.value("inventory", json());
-        inv.is_object() && inv.value("gpu_power_limit", json()).is_array())
-      for (const auto& v : inv["gpu_power_limit"])
-        if (v.is_string() && v.get<std::string>() != kDefaultPowerLimit)
-          lines.push_back(terminal_safe(fmt::format(
-              "POWER LIMIT: {} ran on a machine whose GPUs' power limit was lowered ({}): its rates show {} as "
-              "configured, below what its GPUs do at their default limit",
-              name, v.get<std::string>(), machine)));
+    for (const auto& v : inventory_values_but(e, "gpu_power_limit", kDefaultPowerLimit))
+      lines.push_back(terminal_safe(
+          fmt::format("POWER LIMIT: {} ran on a machine whose GPUs' power limit was lowered ({}): its rates show {} as "
+                      "configured, below what its GPUs do at their default limit",
+                      name, v, machine)));
+    for (const auto& v : inventory_values_but(e, "gpu_mig", kMigOff))
+      lines.push_back(terminal_safe(fmt::format(
+          "MIG: {} ran on a machine whose GPUs are split into MIG instances ({}): a run there has one instance, a "
+          "fraction of the GPU its inventory names, so its rate is not that GPU's",
+          name, v)));
     if (e.contains("arguments") && e["arguments"].is_array() && e["arguments"].size() > 1) {
       std::string list;
       for (const auto& s : e["arguments"]) {

@@ -57,13 +57,14 @@ class SummaryFlags {
 // and after an upgrade, averaged in one mean, describe neither.
 const std::vector<std::string>& mixed_setup_keys();
 
-// The lines a report prints above its table for `summary`'s flags: "DUPLICATE
-// RESULTS: ...", "MIXED ARGUMENTS: ...", "SKIPPED INPUTS: ...",
-// "CONTENDED: ...", "MIXED SET-UPS: ..." and "POWER LIMIT: ..." (the machine's GPUs ran under a
-// lowered power limit: result_inventory's gpu_power_limit) per test; empty
-// when none. `machine` words whose machine
-// a contended run may understate: "this machine", or for a --compare
-// baseline's own flags "the baseline's machine".
+// The lines a report prints above its table for `summary`'s flags, per
+// test: "DUPLICATE RESULTS: ...", "MIXED ARGUMENTS: ...", "SKIPPED INPUTS:
+// ...", "CONTENDED: ...", "MIXED SET-UPS: ...", "POWER LIMIT: ..." (the
+// machine's GPUs ran under a lowered power limit: result_inventory's
+// gpu_power_limit) and "MIG: ..." (its GPUs were split into MIG instances:
+// gpu_mig); empty when none. `machine` words whose machine a contended run
+// may understate: "this machine", or for a --compare baseline's own flags
+// "the baseline's machine".
 std::vector<std::string> summary_flag_lines(const nlohmann::json& summary, const std::string& machine = "this machine");
 
 }  // namespace milabench

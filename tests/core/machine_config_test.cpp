@@ -78,3 +78,33 @@ TEST(MachineConfig, ALoweredGpuPowerLimitIsFlaggedInTheReport) {
             0u)
       << lines[0];
 }
+
+// A GPU split into MIG instances (nvidia-smi mig -cgi ...): CUDA sees each
+// instance as a device, so a run on one measures a fraction of the GPU the
+// inventory names. Recorded per GPU and flagged.
+TEST(MachineConfig, MigModeAndItsInstancesAreReadFromNvmlPerGpu) {
+  EXPECT_EQ(gpu_mig(test::fake_nvml()),
+            json::parse(R"([{"mig": null, "instances": []}, {"mig": false, "instances": []}])"));
+  ::setenv("FAKE_NVML_MIG", "1", 1);
+  const json split = gpu_mig(test::fake_nvml());
+  ::unsetenv("FAKE_NVML_MIG");
+  EXPECT_EQ(split, json::parse(R"([{"mig": null, "instances": []},
+      {"mig": true, "instances": ["Fake GPU B MIG 1g.10gb", "Fake GPU B MIG 3g.40gb"]}])"));
+}
+
+TEST(MachineConfig, AMachineWithGpusSplitIntoMigInstancesIsFlaggedInTheReport) {
+  json doc = {{"inventory", {{"gpus", {"A", "B"}}, {"gpu_mig", json::parse(R"([{"mig": null, "instances": []},
+      {"mig": true, "instances": ["NVIDIA A100-SXM4-80GB MIG 1g.10gb", "NVIDIA A100-SXM4-80GB MIG 3g.40gb"]}])")}}}};
+  EXPECT_EQ(result_inventory(doc)["gpu_mig"], "GPU 1: 1g.10gb, 3g.40gb");
+  doc["inventory"]["gpu_mig"][1] = {{"mig", false}, {"instances", json::array()}};
+  EXPECT_EQ(result_inventory(doc)["gpu_mig"], kMigOff);
+  doc["inventory"]["gpu_mig"][1]["mig"] = nullptr;
+  EXPECT_FALSE(result_inventory(doc).contains("gpu_mig")) << "unread is not off";
+  const json summary = {{"s.a", {{"inventory", {{"gpu_mig", {"GPU 1: 1g.10gb, 3g.40gb"}}}}}},
+                        {"s.b", {{"inventory", {{"gpu_mig", {kMigOff}}}}}}};
+  const auto lines = summary_flag_lines(summary);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0],
+            "MIG: s.a ran on a machine whose GPUs are split into MIG instances (GPU 1: 1g.10gb, 3g.40gb): a run there "
+            "has one instance, a fraction of the GPU its inventory names, so its rate is not that GPU's");
+}

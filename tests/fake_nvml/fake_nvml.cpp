@@ -2,7 +2,8 @@
 // the dlopen binding and the monitor's GPU path run for real on machines
 // without NVIDIA hardware. Energy grows by 1.5 J per query of GPU 1. GPU 1
 // holds 2 processes with a CUDA context, GPU 0 none. GPU 1 slows down for
-// heat while FAKE_NVML_SLOWDOWN=1.
+// heat while FAKE_NVML_SLOWDOWN=1. GPU 0 does not report MIG mode (an older
+// GPU); GPU 1 is split into two MIG instances while FAKE_NVML_MIG=1.
 #include <cstdlib>
 #include <cstring>
 
@@ -13,6 +14,7 @@ struct PciInfo {
   char bus_id[32];
 };
 int gpus[2] = {0, 1};
+int mig_instances[2] = {10, 12};  // GPU 1's instances in slots 0 and 2 of its 7
 unsigned long long energy_mj[2] = {1000, 5000};
 bool inited = false;
 }  // namespace
@@ -37,7 +39,31 @@ int nvmlDeviceGetHandleByIndex_v2(unsigned i, void** d) {
 }
 static int idx(void* d) { return *static_cast<int*>(d); }
 int nvmlDeviceGetName(void* d, char* buf, unsigned len) {
-  std::strncpy(buf, idx(d) ? "Fake GPU B" : "Fake GPU A", len);
+  const int i = idx(d);
+  std::strncpy(buf,
+               i == 10   ? "Fake GPU B MIG 1g.10gb"
+               : i == 12 ? "Fake GPU B MIG 3g.40gb"
+               : i       ? "Fake GPU B"
+                         : "Fake GPU A",
+               len);
+  return 0;
+}
+static bool mig_on() {
+  const char* mig = std::getenv("FAKE_NVML_MIG");
+  return mig && mig[0] == '1';
+}
+int nvmlDeviceGetMigMode(void* d, unsigned* current, unsigned* pending) {
+  if (!idx(d)) return 3;  // NVML_ERROR_NOT_SUPPORTED
+  *current = *pending = mig_on() ? 1 : 0;
+  return 0;
+}
+int nvmlDeviceGetMaxMigDeviceCount(void* d, unsigned* n) {
+  *n = idx(d) ? 7 : 0;
+  return 0;
+}
+int nvmlDeviceGetMigDeviceHandleByIndex(void* d, unsigned i, void** mig) {
+  if (!idx(d) || !mig_on() || (i != 0 && i != 2)) return 6;  // NVML_ERROR_NOT_FOUND
+  *mig = &mig_instances[i / 2];
   return 0;
 }
 int nvmlDeviceGetUUID(void* d, char* buf, unsigned len) {

@@ -20,6 +20,7 @@
 #include "cli/cgroups_cmd.hpp"
 #include "cli/cli_args.hpp"
 #include "cli/store_cmd.hpp"
+#include "devices/gpu_ids.hpp"
 #include "launch/capture_output.hpp"
 #include "launch/openmp_wait.hpp"
 #include "launch/self_exe.hpp"
@@ -179,6 +180,7 @@ int main(int argc, char** argv) {
     std::cout << version_line() << "\n";
     return 0;
   }
+  const std::string order_warning = pin_cuda_device_order();  // before any CUDA, inherited by every run
   if (argc > 1 && kWorkerCommands.count(argv[1])) {
     std::string worker = worker_path();
     if (!worker_usable(worker, std::cerr)) return 2;
@@ -218,7 +220,10 @@ int main(int argc, char** argv) {
   if (int rc = parse_own(app, own); rc >= 0) return rc;
 
   try {
-    if (*jb) return run_jobs_command(jo, *jb, jobs_db, rest);
+    if (*jb) {
+      if (!order_warning.empty()) std::cerr << order_warning << "\n";
+      return run_jobs_command(jo, *jb, jobs_db, rest);
+    }
     if (*sum) return run_summary(sum_dir, sum_out, std::cout, std::cerr);
     if (*rep) {
       rp.price_given = rep->count("--price") > 0;

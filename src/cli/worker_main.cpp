@@ -16,6 +16,7 @@
 #include "cli/cli_args.hpp"
 #include "cli/dataset_cmd.hpp"
 #include "data/dataset.hpp"
+#include "devices/gpu_ids.hpp"
 #include "launch/lifeline.hpp"
 #include "launch/self_exe.hpp"
 #include "results/args_check.hpp"
@@ -104,6 +105,7 @@ static int check_args(const std::string& experiment, const std::vector<std::stri
 int main(int argc, char** argv) {
   install_crash_report("milarun-torch");
   watch_suite_lifeline();  // under milarun jobs: dies with the suite whatever the exec_prefix
+  if (const std::string w = pin_cuda_device_order(); !w.empty()) std::cerr << w << "\n";  // before any CUDA
   if (argc == 2 && (std::string(argv[1]) == "--version" || std::string(argv[1]) == "-V")) {
     std::cout << version_line() << "\n";
     return 0;

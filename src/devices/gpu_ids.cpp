@@ -44,4 +44,17 @@ std::vector<std::string> detect_gpu_ids() {
   return visible_gpu_ids(v ? std::optional<std::string>(v) : std::nullopt);
 }
 
+std::string pin_cuda_device_order() {
+  const char* order = std::getenv("CUDA_DEVICE_ORDER");
+  if (!order) {
+    ::setenv("CUDA_DEVICE_ORDER", "PCI_BUS_ID", 1);
+    return "";
+  }
+  if (cuda_numbers_follow_nvml()) return "";
+  return std::string("warning: CUDA_DEVICE_ORDER=") + order +
+         ": CUDA numbers the GPUs in another order than NVML, so the GPU readings of runs on GPUs named by number "
+         "(name, telemetry, energy, contention, MFU peak) are left out; unset it, or name GPUs by UUID in "
+         "CUDA_VISIBLE_DEVICES";
+}
+
 }  // namespace milabench

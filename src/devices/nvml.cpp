@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace milabench {
@@ -184,6 +185,7 @@ GpuSample Nvml::sample(int index) const {
 int Nvml::index_of(const std::string& cuda_id) const {
   if (cuda_id.empty()) return -1;
   if (cuda_id.find_first_not_of("0123456789") == std::string::npos) {
+    if (!cuda_numbers_follow_nvml()) return -1;
     int i = std::stoi(cuda_id);
     return i < device_count() || !api_ ? i : -1;
   }
@@ -193,6 +195,11 @@ int Nvml::index_of(const std::string& cuda_id) const {
     if (g && g.value().uuid.rfind(cuda_id, 0) == 0) return i;  // CUDA accepts UUID prefixes
   }
   return -1;
+}
+
+bool cuda_numbers_follow_nvml() {
+  const char* order = std::getenv("CUDA_DEVICE_ORDER");
+  return !order || std::string(order) == "PCI_BUS_ID";
 }
 
 std::vector<std::string> throttle_reason_names(uint64_t mask) {

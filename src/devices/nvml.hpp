@@ -59,8 +59,8 @@ class Nvml {
   GpuSample sample(int index) const;
 
   // NVML index of a CUDA_VISIBLE_DEVICES entry: a number is taken as the
-  // index (this assumes CUDA_DEVICE_ORDER=PCI_BUS_ID, NVML's order), "GPU-..."
-  // is looked up by UUID. -1 when unknown.
+  // index when cuda_numbers_follow_nvml(), "GPU-..." is looked up by UUID.
+  // -1 when unknown.
   int index_of(const std::string& cuda_id) const;
 
  private:
@@ -68,6 +68,10 @@ class Nvml {
   std::unique_ptr<Api> api_;
   std::string why_;
 };
+
+// Whether CUDA numbers GPUs as NVML does: CUDA_DEVICE_ORDER is PCI_BUS_ID,
+// or unset (milarun's processes set it first: pin_cuda_device_order).
+bool cuda_numbers_follow_nvml();
 
 // The throttle reasons that slow a GPU below what it can do under load:
 // hw_slowdown, sw_thermal_slowdown, hw_thermal_slowdown and

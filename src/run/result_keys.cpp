@@ -73,8 +73,7 @@ DeviceKeys device_keys(const TorchSettings& torch, const std::string& cpu_model)
   const char* cvd = std::getenv("CUDA_VISIBLE_DEVICES");
   Nvml& nvml = Nvml::instance();
   const std::string first = cvd ? std::string(cvd).substr(0, std::string(cvd).find(',')) : "0";
-  for (int i = 0, n = nvml.device_count(); i < n && k.gpu.empty(); ++i)
-    if (auto g = nvml.info(i); g && (std::to_string(i) == first || g->uuid == first)) k.gpu = g->name;
+  if (auto g = nvml.info(nvml.index_of(first))) k.gpu = g->name;
   if (k.gpu.empty()) k.gpu = "cuda";
   return k;
 }

@@ -158,6 +158,8 @@ m = r.get("metrics", {})
 print("success", r["success"], "| count", t["count"], "| extended_s", round(t.get("extended_s", 0), 1),
       "| vote reads", m.get("stop_vote_reads"), "| buckets", m.get("gradient_buckets"),
       "| collectives", r.get("distributed", {}).get("collectives"))
+inv = r.get("inventory", {})  # NVML's readings of the machine's configuration (docs/gpu.md: unverified until here)
+print("gpus", inv.get("gpus"), "| power limits", inv.get("gpu_power_limits"), "| mig", inv.get("gpu_mig"))
 assert r["success"], r.get("error")
 EOF
 

@@ -335,7 +335,10 @@ json summarize_results(const std::vector<LabeledResult>& results, std::vector<st
       continue;
     }
     a.flags.add_contended(r, lr.label, warnings);
-    a.flags.add_setup(setup);
+    // A result the original (Python) milabench wrote has no "milarun": another implementation, not a blank.
+    json who = setup;
+    if (!who.contains("milarun")) who["milarun"] = kNotMilarun;
+    a.flags.add_setup(who);
     // Totals, rates and peak memory from successful runs only (report.py).
     if (r.program_time) a.total.push_back(*r.program_time);
     a.train.insert(a.train.end(), perfs.begin(), perfs.end());

@@ -57,6 +57,9 @@ class SummaryFlags {
 // and after an upgrade, averaged in one mean, describe neither.
 const std::vector<std::string>& mixed_setup_keys();
 
+// The "milarun" set-up value of a result without one: the original's.
+constexpr const char* kNotMilarun = "not recorded (the original milabench?)";
+
 // The lines a report prints above its table for `summary`'s flags, per
 // test: "DUPLICATE RESULTS: ...", "MIXED ARGUMENTS: ...", "SKIPPED INPUTS:
 // ...", "CONTENDED: ...", "MIXED SET-UPS: ...", "POWER LIMIT: ..." (the

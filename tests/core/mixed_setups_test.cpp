@@ -77,6 +77,21 @@ TEST(MixedSetups, SyntheticAndRealDataOrAnotherBuildOfMilarunAreMixedSetUpsToo) 
       << summary.dump();
 }
 
+// A result of the original (Python) milabench beside ours: two
+// implementations of the test in one mean.
+TEST(MixedSetups, AResultOfTheOriginalBesideOursIsAMixedSetUp) {
+  const auto dir = result_dir("mixed_original");
+  write_json(dir / "s.a.J0.0.20260101-000000-000001.json", run_on("0.0", "NVIDIA H200", "2.11.0"));
+  write_json(dir / "s.a.J1.0.20260101-000000-000001.json",
+             result_record("s.a", "1.0", "0", std::vector<double>(12, 90)));
+  std::vector<std::string> warnings;
+  const json summary = summarize_directory(dir.string(), warnings);
+  EXPECT_EQ(summary["s.a"]["mixed_setups"]["milarun"],
+            json::parse(R"J(["0.4.0 (abc123)", "not recorded (the original milabench?)"])J"))
+      << summary.dump();
+  EXPECT_EQ(summary["s.a"]["inventory"]["milarun"], json::parse(R"J(["0.4.0 (abc123)"])J"));  // unchanged
+}
+
 // Only the runs the mean averages count: a failed run of another machine is
 // in the inventory, but not a mixed set-up; runs of one set-up flag nothing.
 TEST(MixedSetups, OneSetUpOrAFailedRunOfAnotherFlagsNothing) {

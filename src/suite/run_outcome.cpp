@@ -132,15 +132,19 @@ nlohmann::json failure_result(const std::vector<ProcessSpec>& wave, const std::v
 
 namespace {
 
+// What tells one file from another at `path`: device, inode, mtime (ns), size; nullopt when it is gone.
+std::optional<ResultFolderState::mapped_type> file_identity(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::nullopt;
+  return std::make_tuple(static_cast<unsigned long>(st.st_dev), static_cast<unsigned long>(st.st_ino),
+                         st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec, static_cast<long long>(st.st_size));
+}
+
 // Whether `f` of outdir is absent from `before` or not the file it was then.
 bool new_since(const std::string& outdir, const std::string& f, const ResultFolderState& before) {
-  struct stat st {};
-  if (::stat((outdir + "/" + f).c_str(), &st) != 0) return false;
+  const auto now = file_identity(outdir + "/" + f);
   const auto it = before.find(f);
-  return it == before.end() ||
-         it->second != std::make_tuple(static_cast<unsigned long>(st.st_dev), static_cast<unsigned long>(st.st_ino),
-                                       st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec,
-                                       static_cast<long long>(st.st_size));
+  return now && (it == before.end() || it->second != *now);
 }
 
 // The result files of `name` run `job_id` that are new in outdir since `before`, sorted by name.
@@ -158,12 +162,8 @@ std::vector<std::string> new_result_files(const std::string& outdir, const std::
 
 ResultFolderState result_folder_state(const std::string& outdir) {
   ResultFolderState state;
-  for (const auto& f : json_files(outdir)) {
-    struct stat st {};
-    if (::stat((outdir + "/" + f).c_str(), &st) == 0)
-      state[f] = {static_cast<unsigned long>(st.st_dev), static_cast<unsigned long>(st.st_ino),
-                  st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec, static_cast<long long>(st.st_size)};
-  }
+  for (const auto& f : json_files(outdir))
+    if (const auto id = file_identity(outdir + "/" + f)) state[f] = *id;
   return state;
 }
 
